@@ -1,0 +1,20 @@
+# The two commands of the quick start: `make demo` and `make test`.
+# Each one creates .venv on first use and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/dicetable demo
+
+test: $(BIN)/.installed
+	./.ci/browser
+	$(BIN)/pytest -q

@@ -1,0 +1,1 @@
+"""Pure rule engines, one module per game, beside core.py."""

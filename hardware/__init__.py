@@ -1,0 +1,1 @@
+"""Seat buttons and LEDs through gpiozero, pin factory injected."""

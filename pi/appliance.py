@@ -1,0 +1,5 @@
+"""Subcommands: demo, run."""
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the `dicetable` parser."""

@@ -1,0 +1,1 @@
+"""Phone pages (Flask app factory)."""

@@ -1,0 +1,5 @@
+"""Subcommands: detect, evaluate, bench, calibrate."""
+
+
+def register(sub) -> None:
+    """Add this module's subcommands to the `dicetable` parser."""

@@ -1,17 +1,436 @@
-"""Naming a die's colour: the default palette, per-table calibration and classification."""
+"""Naming a die's colour: the default palette, per-table calibration and classification.
+
+How a die is measured (`describe`):
+  * the inner 70% of its box is converted to CIE Lab (OpenCV, float: L 0-100, a/b about
+    -128..127);
+  * pips, highlights and shadows are dropped by keeping the pixels closest to the region's
+    median colour (two rounds of "keep the nearer 60%"); the mean of what is left is the
+    body colour;
+  * a ring just outside the box (from 10% to 40% of the die's size around it) gives the
+    colour of the table around the die. A clear (see-through) die shows that table through
+    itself, so its body colour is close to the ring's.
+
+How a die is named (`ColourTable.name`):
+  * each solid colour entry is an ellipsoid in lightness / chroma / hue around its
+    centre: ``d = sqrt((dL/sL)^2 + (dC/sC)^2 + (dH/sH)^2)`` where dH is the CIE94 hue
+    difference (the chord between the two hues, which shrinks to 0 for grey colours, so
+    white and black are judged by lightness and chroma alone). The die gets the nearest
+    entry with ``d <= 1``; a die outside every ellipsoid is unknown (None), never forced
+    into the nearest colour.
+  * the default scales are wide in lightness (light varies) and narrower in hue (a white
+    balance shift moves hue little for strongly coloured dice), see `DEFAULT_SCALES`.
+  * see-through rule: a die whose body is within `SEE_THROUGH_DISTANCE` (CIE76 delta E)
+    of its surroundings shows the table through it. It is "clear" when the table knows
+    "clear" and no solid colour accepts it. When a solid colour accepts it too (a white die
+    on a white tray looks exactly like a clear die there) it is unknown (None) if the table
+    knows "clear", else that solid colour. Calibration refuses a colour whose dice look
+    like the surface when "clear" is calibrated too: use a tray that contrasts with them.
+"""
 from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
 
 # Reference body colours (BGR, as OpenCV stores pixels) of the default palette's dice.
 # The synthetic renderer draws named dice with these; classification compares with them.
 DEFAULT_PALETTE: dict[str, tuple[int, int, int]] = {
-    "red": (40, 30, 200),
+    "red": (35, 25, 180),
     "orange": (30, 130, 245),
-    "yellow": (40, 215, 235),
+    "yellow": (30, 195, 215),
     "green": (70, 160, 40),
     "blue": (190, 90, 30),
-    "purple": (140, 50, 120),
+    "purple": (120, 40, 100),
     "pink": (180, 130, 245),
     "white": (235, 235, 235),
     "black": (35, 35, 35),
     "clear": (0, 0, 0),  # translucent: drawn see-through, classified by its own rule
 }
+
+#: The name of the see-through colour, classified by `SEE_THROUGH_DISTANCE`, not by Lab.
+CLEAR = "clear"
+
+#: Acceptance scales (lightness, chroma, hue) of the default palette, in Lab units. A die
+#: is accepted by a colour when its normalised distance is at most 1. Chosen so that
+#: neighbouring colours do not overlap (red/orange/pink, purple/blue) and odd colours such
+#: as brown (dark orange hue) and teal (between green and blue) fall outside every entry.
+DEFAULT_SCALES: dict[str, tuple[float, float, float]] = {
+    "red": (24.0, 40.0, 18.0),
+    "orange": (20.0, 32.0, 18.0),
+    "yellow": (24.0, 36.0, 20.0),
+    "green": (24.0, 32.0, 22.0),
+    "blue": (24.0, 30.0, 22.0),
+    "purple": (22.0, 32.0, 18.0),
+    "pink": (18.0, 24.0, 18.0),
+    "white": (20.0, 14.0, 14.0),
+    "black": (18.0, 14.0, 14.0),
+}
+#: Where the default white and black are centred (L, a, b): a white die in a photo is
+#: rarely at the camera's white point, a black one is lifted by reflections.
+DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
+    "white": (85.0, 0.0, 0.0),
+    "black": (20.0, 0.0, 0.0),
+}
+
+#: Body colour within this CIE76 distance of the surroundings: the die is see-through.
+SEE_THROUGH_DISTANCE = 12.0
+
+#: Calibration: an entry's scale on each axis is max(CALIBRATION_K * spread, floor).
+CALIBRATION_K = 3.0
+CALIBRATION_FLOORS = (14.0, 12.0, 12.0)
+#: Two calibrated colours whose ellipsoids would overlap (centre distance measured with
+#: the sum of both scales below this) are refused as too close to tell apart.
+CALIBRATION_MIN_SEPARATION = 1.0
+
+_INNER = 0.70  # the central part of the box that is measured
+_RING = (0.10, 0.40)  # ring around the box, as fractions of the die's size
+_KEEP = 0.60  # fraction of pixels nearest the median kept as body in each round
+
+_FORMAT = "dicetable-colours"
+_VERSION = 1
+
+
+class ColourTableError(ValueError):
+    """A colour table file or a calibration that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class ColourDescriptor:
+    """A die's measured body colour.
+
+    `lab` is the body colour (L, a, b), `chroma` and `hue` (degrees) derive from it,
+    `background` is the median Lab colour of the ring around the die (None when the die
+    fills the image), `background_distance` the CIE76 distance between them (inf without
+    a background) and `see_through` whether it is below `SEE_THROUGH_DISTANCE`.
+    """
+
+    lab: tuple[float, float, float]
+    chroma: float
+    hue: float
+    background: tuple[float, float, float] | None
+    background_distance: float
+
+    @property
+    def see_through(self) -> bool:
+        return self.background_distance <= SEE_THROUGH_DISTANCE
+
+
+def _lab(image_bgr: np.ndarray) -> np.ndarray:
+    pixels = image_bgr.astype(np.float32) / 255.0
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab)
+
+
+def _body_colour(pixels: np.ndarray) -> np.ndarray:
+    """Mean of the pixels (N x 3 Lab) nearest their median: drops pips and highlights."""
+    kept = pixels
+    for _ in range(2):
+        centre = np.median(kept, axis=0)
+        dist = np.linalg.norm(kept - centre, axis=1)
+        limit = np.quantile(dist, _KEEP)
+        kept = kept[dist <= limit]
+    return kept.mean(axis=0)
+
+
+def _clip_box(box: Sequence[float], grow: float, width: int, height: int) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    size = max(x1 - x0, y1 - y0)
+    x0, y0, x1, y1 = x0 - grow * size, y0 - grow * size, x1 + grow * size, y1 + grow * size
+    return (
+        max(0, int(round(x0))),
+        max(0, int(round(y0))),
+        min(width, int(round(x1))),
+        min(height, int(round(y1))),
+    )
+
+
+def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
+    """Measure the body colour of the die in `box` (x0, y0, x1, y1, image pixels)."""
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError(f"describe needs a BGR colour image, got an array of shape {image_bgr.shape}")
+    height, width = image_bgr.shape[:2]
+    x0, y0, x1, y1 = (float(v) for v in box)
+    if x1 <= x0 or y1 <= y0:
+        raise ValueError(f"box {tuple(box)} is empty: expected (x0, y0, x1, y1) with x1 > x0 and y1 > y0")
+    shrink = (1.0 - _INNER) / 2.0
+    inner = (
+        x0 + shrink * (x1 - x0),
+        y0 + shrink * (y1 - y0),
+        x1 - shrink * (x1 - x0),
+        y1 - shrink * (y1 - y0),
+    )
+    ix0, iy0, ix1, iy1 = _clip_box(inner, 0.0, width, height)
+    if ix1 - ix0 < 2 or iy1 - iy0 < 2:
+        raise ValueError(
+            f"box {tuple(box)} has too few pixels inside the {width}x{height} image to measure a colour"
+        )
+    # Lab of the die and its surroundings in one conversion.
+    ox0, oy0, ox1, oy1 = _clip_box((x0, y0, x1, y1), _RING[1], width, height)
+    lab = _lab(image_bgr[oy0:oy1, ox0:ox1]).reshape(oy1 - oy0, ox1 - ox0, 3)
+    region = lab[iy0 - oy0 : iy1 - oy0, ix0 - ox0 : ix1 - ox0].reshape(-1, 3)
+    body = _body_colour(region)
+
+    mask = np.ones(lab.shape[:2], dtype=bool)
+    hx0, hy0, hx1, hy1 = _clip_box((x0, y0, x1, y1), _RING[0], width, height)
+    mask[hy0 - oy0 : hy1 - oy0, hx0 - ox0 : hx1 - ox0] = False
+    ring = lab[mask]
+    if len(ring) >= 16:
+        background = np.median(ring, axis=0)
+        background_distance = float(np.linalg.norm(body - background))
+        background_t: tuple[float, float, float] | None = tuple(float(v) for v in background)
+    else:
+        background_t, background_distance = None, math.inf
+    L, a, b = (float(v) for v in body)
+    return ColourDescriptor(
+        lab=(L, a, b),
+        chroma=math.hypot(a, b),
+        hue=math.degrees(math.atan2(b, a)) % 360.0,
+        background=background_t,
+        background_distance=background_distance,
+    )
+
+
+def _bgr_to_lab(bgr: Sequence[int]) -> tuple[float, float, float]:
+    pixel = np.array([[bgr]], dtype=np.uint8)
+    L, a, b = _lab(pixel)[0, 0]
+    return float(L), float(a), float(b)
+
+
+def _differences(lab: Sequence[float], centre: Sequence[float]) -> tuple[float, float, float]:
+    """(dL, dC, dH) between two Lab colours, dH the CIE94 hue difference."""
+    L1, a1, b1 = lab
+    L2, a2, b2 = centre
+    dL = L1 - L2
+    dC = math.hypot(a1, b1) - math.hypot(a2, b2)
+    dH2 = (a1 - a2) ** 2 + (b1 - b2) ** 2 - dC**2
+    return dL, dC, math.sqrt(max(dH2, 0.0))
+
+
+@dataclass(frozen=True)
+class ColourEntry:
+    """One known colour: an ellipsoid of acceptance around `lab` with `scales` (sL, sC, sH)
+    in lightness, chroma and hue, or (`see_through=True`) the see-through rule."""
+
+    name: str
+    lab: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    scales: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    see_through: bool = False
+
+    def distance(self, lab: Sequence[float]) -> float:
+        """Normalised distance of a Lab colour from this entry: accepted when <= 1."""
+        if self.see_through:
+            return math.inf
+        dL, dC, dH = _differences(lab, self.lab)
+        sL, sC, sH = self.scales
+        return math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2)
+
+    def to_json(self) -> dict:
+        if self.see_through:
+            return {"name": self.name, "see_through": True}
+        return {"name": self.name, "lab": list(self.lab), "scales": list(self.scales)}
+
+
+class ColourTable:
+    """The colours a table knows, and how to name a die by them."""
+
+    def __init__(self, entries: Iterable[ColourEntry]):
+        self.entries: tuple[ColourEntry, ...] = tuple(entries)
+        names = [e.name for e in self.entries]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ColourTableError(f"colour table names {', '.join(duplicates)} more than once")
+
+    def __repr__(self) -> str:
+        return f"ColourTable({', '.join(self.names())})"
+
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries]
+
+    @classmethod
+    def default(cls) -> ColourTable:
+        """The default palette: common dice colours under ordinary indoor light."""
+        entries = []
+        for name, bgr in DEFAULT_PALETTE.items():
+            if name == CLEAR:
+                entries.append(ColourEntry(name, see_through=True))
+            else:
+                lab = DEFAULT_CENTRES.get(name, _bgr_to_lab(bgr))
+                entries.append(ColourEntry(name, lab=lab, scales=DEFAULT_SCALES[name]))
+        return cls(entries)
+
+    # naming ----------------------------------------------------------------------------
+
+    def classify(self, descriptor: ColourDescriptor) -> str | None:
+        """The colour name of a measured die, or None when it is far from every entry."""
+        best, best_distance = None, 1.0
+        for entry in self.entries:
+            d = entry.distance(descriptor.lab)
+            if d <= best_distance:
+                best, best_distance = entry.name, d
+        if not descriptor.see_through:
+            return best
+        clear = next((e.name for e in self.entries if e.see_through), None)
+        if clear is None:
+            return best  # a solid die on a cloth of nearly its own colour
+        if best is None:
+            return clear
+        return None  # white die on a white tray, or a clear die: cannot tell which
+
+    def name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
+        """The colour name of the die in `box`, or None (unknown: far from every colour,
+        or a box too small to measure)."""
+        try:
+            descriptor = describe(image_bgr, box)
+        except ValueError:
+            return None
+        return self.classify(descriptor)
+
+    # calibration -----------------------------------------------------------------------
+
+    @classmethod
+    def calibrate(
+        cls, samples: Iterable[tuple[str, np.ndarray, Sequence[Sequence[float]]]]
+    ) -> ColourTable:
+        """Learn a table's colours from one throw of each colour.
+
+        `samples` is a list of (colour_name, image_bgr, boxes): the image of a throw of the
+        dice of that colour only, and their boxes. Each colour's centre is the mean of its
+        dice; its scales are max(CALIBRATION_K x spread, CALIBRATION_FLOORS). "clear" (the
+        see-through rule) is checked, not measured. Raises ColourTableError for a colour
+        without dice, dice that look like the table, or two colours too close to tell apart.
+        """
+        measured: dict[str, list[ColourDescriptor]] = {}
+        for name, image, boxes in samples:
+            if not isinstance(name, str) or not name:
+                raise ColourTableError(f"calibration sample names no colour: {name!r}")
+            measured.setdefault(name, []).extend(describe(image, box) for box in boxes)
+        if not measured:
+            raise ColourTableError("calibration needs one throw of each colour; none was given")
+        entries = []
+        for name, descriptors in measured.items():
+            if not descriptors:
+                raise ColourTableError(
+                    f"no {name} dice were seen in the calibration throw for {name}: "
+                    "throw them inside the camera's view and calibrate again"
+                )
+            see_through = sum(d.see_through for d in descriptors)
+            if name == CLEAR:
+                if see_through < len(descriptors):
+                    raise ColourTableError(
+                        f"{len(descriptors) - see_through} of the {len(descriptors)} clear dice do "
+                        "not show the table through them: calibrate clear dice alone, on the "
+                        "table's own surface"
+                    )
+                entries.append(ColourEntry(CLEAR, see_through=True))
+                continue
+            if see_through and CLEAR in measured:
+                raise ColourTableError(
+                    f"{see_through} of the {len(descriptors)} {name} dice look like the table "
+                    f"surface around them, so the camera cannot tell them from clear dice; "
+                    "use a tray or cloth of a contrasting colour"
+                )
+            entries.append(_entry_from(name, [d.lab for d in descriptors]))
+        _refuse_close(entries)
+        return cls(entries)
+
+    # files -----------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        data = {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "colours": [e.to_json() for e in self.entries],
+        }
+        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> ColourTable:
+        """Read a table saved by `save`; a malformed file raises ColourTableError naming it."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ColourTableError(
+                f"{path}: no such colour table; run `dicetable calibrate` to make one"
+            ) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ColourTableError(f"{path}: not a readable JSON colour table ({exc})") from None
+        try:
+            return cls(_entries_from_json(data))
+        except ColourTableError as exc:
+            raise ColourTableError(f"{path}: {exc}; run `dicetable calibrate` again") from None
+
+
+def calibrate(samples: Iterable[tuple[str, np.ndarray, Sequence[Sequence[float]]]]) -> ColourTable:
+    """Module-level alias of `ColourTable.calibrate`."""
+    return ColourTable.calibrate(samples)
+
+
+def _entry_from(name: str, labs: list[tuple[float, float, float]]) -> ColourEntry:
+    centre = tuple(float(v) for v in np.mean(np.array(labs), axis=0))
+    diffs = np.array([_differences(lab, centre) for lab in labs])
+    spread = np.sqrt(np.mean(diffs**2, axis=0))
+    scales = tuple(
+        float(max(CALIBRATION_K * s, floor)) for s, floor in zip(spread, CALIBRATION_FLOORS)
+    )
+    return ColourEntry(name, lab=centre, scales=scales)  # type: ignore[arg-type]
+
+
+def _refuse_close(entries: list[ColourEntry]) -> None:
+    solid = [e for e in entries if not e.see_through]
+    for i, first in enumerate(solid):
+        for second in solid[i + 1 :]:
+            dL, dC, dH = _differences(first.lab, second.lab)
+            sL, sC, sH = (p + q for p, q in zip(first.scales, second.scales))
+            separation = math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2)
+            if separation < CALIBRATION_MIN_SEPARATION:
+                raise ColourTableError(
+                    f"{first.name} and {second.name} look the same to the camera: "
+                    f"{first.name} measures {_fmt(first.lab)}, {second.name} {_fmt(second.lab)} "
+                    f"(separation {separation:.2f}, at least {CALIBRATION_MIN_SEPARATION:.2f} "
+                    "needed); use dice of more different colours, or brighter, whiter light"
+                )
+
+
+def _fmt(lab: Sequence[float]) -> str:
+    L, a, b = lab
+    return f"L={L:.0f} chroma={math.hypot(a, b):.0f} hue={math.degrees(math.atan2(b, a)) % 360:.0f}"
+
+
+def _entries_from_json(data: object) -> list[ColourEntry]:
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        raise ColourTableError(f'not a colour table (expected "format": "{_FORMAT}")')
+    if data.get("version") != _VERSION:
+        raise ColourTableError(f"colour table version {data.get('version')!r} is not {_VERSION}")
+    colours = data.get("colours")
+    if not isinstance(colours, list) or not colours:
+        raise ColourTableError('"colours" must be a non-empty list')
+    entries = []
+    for i, item in enumerate(colours):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
+            raise ColourTableError(f"colour {i} has no name")
+        name = item["name"]
+        if item.get("see_through") is True:
+            entries.append(ColourEntry(name, see_through=True))
+            continue
+        lab, scales = item.get("lab"), item.get("scales")
+        if not _numbers(lab, 3):
+            raise ColourTableError(f'colour {name!r}: "lab" must be three numbers (L, a, b)')
+        if not _numbers(scales, 3) or min(scales) <= 0:
+            raise ColourTableError(f'colour {name!r}: "scales" must be three positive numbers')
+        entries.append(
+            ColourEntry(name, lab=tuple(map(float, lab)), scales=tuple(map(float, scales)))  # type: ignore[arg-type]
+        )
+    return entries
+
+
+def _numbers(value: object, count: int) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == count
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    )

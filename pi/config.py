@@ -1,0 +1,349 @@
+"""The appliance's one config file (TOML), validated at start.
+
+`load(None)` gives built-in defaults that run on a laptop (`dicetable demo`): four seats
+on mock pins, the synthetic camera, the web server on port 8080 and host PIN "0000".
+`load(path)` reads a TOML file (see `dicetable.example.toml`); every key except
+`host_pin` may be left out and takes the laptop default. A wrong value stops the program
+with a `ConfigError` that names the key (e.g. `seats[2].button_pin`) and says what to do.
+
+Config values are frozen dataclasses; change one with `dataclasses.replace`.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# What each camera source is (see vision/camera.py).
+CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
+LANGUAGES = ("ja", "en")
+MAX_SEATS = 8
+# BCM numbers of the 40-pin header's general-purpose pins (0 and 1 are the HAT EEPROM).
+GPIO_PINS = range(2, 28)
+
+
+class ConfigError(ValueError):
+    """A config value a person must fix; the message names the key and the fix."""
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """One seat: the player's name, their dice colour, and the BCM pins of the seat's
+    button (to GND, internal pull-up) and LED (through a resistor to GND)."""
+
+    name: str
+    colour: str
+    button_pin: int
+    led_pin: int
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """Where frames come from.
+
+    source: "picamera2" (the Pi camera), "opencv" (a V4L2/USB device), "replay" (a folder
+    of images or a video file at `path`) or "synthetic" (the demo's rendered table).
+    focus is picamera2's LensPosition in dioptres (1 / metres; 0 = infinity), fixed;
+    exposure_us a fixed exposure time; awb_gains the fixed (red, blue) colour gains.
+    """
+
+    source: str = "synthetic"
+    device: int | str = 0
+    path: str | None = None
+    width: int = 640
+    height: int = 480
+    fps: float = 10.0
+    focus: float = 2.5
+    exposure_us: int = 10000
+    awb_gains: tuple[float, float] = (1.8, 1.6)
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Where the pages are served."""
+
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the appliance reads at start."""
+
+    seats: tuple[SeatConfig, ...]
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
+    host_pin: str = "0000"
+    language: str = "ja"
+
+    def seat(self, name: str) -> SeatConfig:
+        """The seat called `name` (KeyError if none)."""
+        for seat in self.seats:
+            if seat.name == name:
+                return seat
+        raise KeyError(name)
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite event store inside the data directory."""
+        return self.data_dir / "dicetable.sqlite3"
+
+
+DEFAULT_SEATS: tuple[SeatConfig, ...] = (
+    SeatConfig("Aki", "red", 5, 12),
+    SeatConfig("Ben", "blue", 6, 16),
+    SeatConfig("Chie", "green", 13, 20),
+    SeatConfig("Dai", "yellow", 19, 21),
+)
+
+
+def default_data_dir() -> Path:
+    """$DICETABLE_DATA, else ~/.local/share/dicetable."""
+    env = os.environ.get("DICETABLE_DATA")
+    if env:
+        return Path(env).expanduser()
+    return Path("~/.local/share/dicetable").expanduser()
+
+
+def default() -> Config:
+    """The laptop defaults (`dicetable demo`)."""
+    return Config(seats=DEFAULT_SEATS, data_dir=default_data_dir())
+
+
+def load(path: str | Path | None = None) -> Config:
+    """Read and validate the config file at `path`; None gives `default()`.
+
+    Raises ConfigError (a ValueError) naming the key and the fix.
+    """
+    if path is None:
+        return default()
+    path = Path(path).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no such config file; copy dicetable.example.toml there and edit it"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid TOML: {exc}; fix the syntax there "
+            "(strings need quotes, tables look like [camera], seats like [[seats]])"
+        ) from None
+    try:
+        return from_dict(raw, base_dir=path.parent)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+# --- validation --------------------------------------------------------------------------
+
+_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "language")
+_SEAT_KEYS = ("name", "colour", "button_pin", "led_pin")
+_CAMERA_KEYS = ("source", "device", "path", "width", "height", "fps", "focus",
+                "exposure_us", "awb_gains")
+_WEB_KEYS = ("host", "port")
+
+
+def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
+    """Validate a parsed TOML document; relative `data_dir`/`camera.path` are taken
+    relative to `base_dir` (the config file's folder)."""
+    _check_keys(raw, _TOP_KEYS, "")
+    seats = _seats(raw.get("seats"))
+    camera = _camera(raw.get("camera", {}), base_dir)
+    web = _web(raw.get("web", {}))
+    if "data_dir" in raw:
+        data_dir = _path(_str(raw["data_dir"], "data_dir", "a folder path"), base_dir)
+    else:
+        data_dir = default_data_dir()
+    if "host_pin" not in raw:
+        raise ConfigError(
+            'host_pin: missing; set host_pin = "<4 to 8 digits>" (it protects the host page)'
+        )
+    pin = raw["host_pin"]
+    if isinstance(pin, int) and not isinstance(pin, bool):
+        raise ConfigError(
+            f'host_pin: write the PIN as a quoted string, e.g. host_pin = "{pin:04d}"'
+        )
+    pin = _str(pin, "host_pin", 'a quoted string of 4 to 8 digits, e.g. "4821"')
+    if not re.fullmatch(r"[0-9]{4,8}", pin):
+        raise ConfigError(f'host_pin: "{pin}" is not 4 to 8 digits; use e.g. "4821"')
+    language = _str(raw.get("language", "ja"), "language", '"ja" or "en"')
+    if language not in LANGUAGES:
+        raise ConfigError(f'language: "{language}" is not known; use "ja" or "en"')
+    return Config(seats=seats, camera=camera, web=web, data_dir=data_dir,
+                  host_pin=pin, language=language)
+
+
+def _check_keys(table: dict[str, Any], known: tuple[str, ...], prefix: str) -> None:
+    for key in table:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f'did you mean "{close[0]}"?' if close else "known keys: " + ", ".join(known)
+            raise ConfigError(f"{prefix}{key}: unknown key; remove it ({hint})")
+
+
+def _table(value: Any, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: expected a table ([{key}] with keys under it)")
+    return value
+
+
+def _str(value: Any, key: str, what: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{key}: expected {what}, got {_shown(value)}")
+    return value
+
+
+def _int(value: Any, key: str, lo: int, hi: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{key}: expected {what} (a whole number), got {_shown(value)}")
+    if not lo <= value <= hi:
+        raise ConfigError(f"{key}: {value} is out of range; use {what} ({lo} to {hi})")
+    return value
+
+
+def _float(value: Any, key: str, lo: float, hi: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{key}: expected {what} (a number), got {_shown(value)}")
+    if not lo <= value <= hi:
+        raise ConfigError(f"{key}: {value} is out of range; use {what} ({lo} to {hi})")
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}" (a string)'
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _path(text: str, base_dir: Path | None) -> Path:
+    path = Path(text).expanduser()
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return path
+
+
+def _palette() -> tuple[str, ...]:
+    from vision.colours import DEFAULT_PALETTE
+
+    return tuple(DEFAULT_PALETTE)
+
+
+def _seats(value: Any) -> tuple[SeatConfig, ...]:
+    if value is None:
+        return DEFAULT_SEATS
+    if not isinstance(value, list) or not all(isinstance(s, dict) for s in value):
+        raise ConfigError("seats: expected a list of seat tables, each starting with [[seats]]")
+    if not 1 <= len(value) <= MAX_SEATS:
+        raise ConfigError(
+            f"seats: {len(value)} seats given; give 1 to {MAX_SEATS} [[seats]] tables"
+        )
+    palette = _palette()
+    seats: list[SeatConfig] = []
+    names: dict[str, int] = {}
+    colours: dict[str, int] = {}
+    pins: dict[int, str] = {}
+    for i, raw in enumerate(value):
+        key = f"seats[{i}]"
+        _check_keys(raw, _SEAT_KEYS, f"{key}.")
+        for required in _SEAT_KEYS:
+            if required not in raw:
+                raise ConfigError(f"{key}.{required}: missing; every seat needs "
+                                  "name, colour, button_pin and led_pin")
+        name = _str(raw["name"], f"{key}.name", "the player's name in quotes").strip()
+        if not name or len(name) > 24:
+            raise ConfigError(f"{key}.name: give a name of 1 to 24 characters")
+        if name in names:
+            raise ConfigError(f'{key}.name: "{name}" is already the name of '
+                              f"seats[{names[name]}]; give each seat its own name")
+        names[name] = i
+        colour = _str(raw["colour"], f"{key}.colour", "a colour name in quotes")
+        if colour not in palette:
+            raise ConfigError(f'{key}.colour: "{colour}" is not a known dice colour; '
+                              "use one of " + ", ".join(palette))
+        if colour in colours:
+            raise ConfigError(f'{key}.colour: "{colour}" is already the colour of '
+                              f"seats[{colours[colour]}]; give each seat its own colour")
+        colours[colour] = i
+        numbers = []
+        for pin_key in ("button_pin", "led_pin"):
+            full = f"{key}.{pin_key}"
+            pin = _int(raw[pin_key], full, GPIO_PINS.start, GPIO_PINS.stop - 1,
+                       "a BCM GPIO number")
+            if pin in pins:
+                raise ConfigError(f"{full}: GPIO {pin} is already used by {pins[pin]}; "
+                                  "wire each button and LED to its own pin")
+            pins[pin] = full
+            numbers.append(pin)
+        seats.append(SeatConfig(name, colour, numbers[0], numbers[1]))
+    return tuple(seats)
+
+
+def _camera(value: Any, base_dir: Path | None) -> CameraConfig:
+    raw = _table(value, "camera")
+    _check_keys(raw, _CAMERA_KEYS, "camera.")
+    d = CameraConfig()
+    source = _str(raw.get("source", d.source), "camera.source", "a source name in quotes")
+    if source not in CAMERA_SOURCES:
+        raise ConfigError(f'camera.source: "{source}" is not known; use one of '
+                          + ", ".join(f'"{s}"' for s in CAMERA_SOURCES))
+    device = raw.get("device", d.device)
+    if isinstance(device, bool) or not isinstance(device, (int, str)):
+        raise ConfigError("camera.device: expected a device number (0) or path "
+                          f'("/dev/video0"), got {_shown(device)}')
+    if isinstance(device, int) and device < 0:
+        raise ConfigError(f"camera.device: {device} is negative; use 0 for the first camera")
+    path: str | None = None
+    if "path" in raw:
+        path = str(_path(_str(raw["path"], "camera.path", "a folder or video path"),
+                         base_dir))
+    if source == "replay" and not path:
+        raise ConfigError('camera.path: missing; source "replay" needs the folder of '
+                          "images or the video file to play")
+    width = _int(raw.get("width", d.width), "camera.width", 64, 4608, "a width in pixels")
+    height = _int(raw.get("height", d.height), "camera.height", 48, 3456,
+                  "a height in pixels")
+    fps = _float(raw.get("fps", d.fps), "camera.fps", 0.5, 120.0, "frames per second")
+    focus = _float(raw.get("focus", d.focus), "camera.focus", 0.0, 32.0,
+                   "a lens position in dioptres (1 / distance in metres)")
+    exposure = _int(raw.get("exposure_us", d.exposure_us), "camera.exposure_us", 100,
+                    1_000_000, "an exposure time in microseconds")
+    gains = raw.get("awb_gains", list(d.awb_gains))
+    if (not isinstance(gains, list) or len(gains) != 2
+            or any(isinstance(g, bool) or not isinstance(g, (int, float)) for g in gains)):
+        raise ConfigError("camera.awb_gains: expected two numbers [red_gain, blue_gain], "
+                          "e.g. [1.8, 1.6]")
+    for g in gains:
+        if not 0.0 < g <= 32.0:
+            raise ConfigError(f"camera.awb_gains: {g} is out of range; gains lie in (0, 32]")
+    return CameraConfig(source=source, device=device, path=path, width=width,
+                        height=height, fps=fps, focus=focus, exposure_us=exposure,
+                        awb_gains=(float(gains[0]), float(gains[1])))
+
+
+def _web(value: Any) -> WebConfig:
+    raw = _table(value, "web")
+    _check_keys(raw, _WEB_KEYS, "web.")
+    d = WebConfig()
+    host = _str(raw.get("host", d.host), "web.host",
+                'an address in quotes ("0.0.0.0" for the whole LAN, "127.0.0.1" for this '
+                "machine only)").strip()
+    if not host:
+        raise ConfigError('web.host: empty; use "0.0.0.0" (the whole LAN) or "127.0.0.1"')
+    port = _int(raw.get("port", d.port), "web.port", 1, 65535, "a TCP port")
+    return WebConfig(host=host, port=port)

@@ -1,0 +1,167 @@
+"""The config loader: laptop defaults, the example file, and one clear message per mistake."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi import config
+from pi.config import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+GOOD = """\
+host_pin = "4821"
+language = "en"
+data_dir = "state"
+
+[web]
+host = "127.0.0.1"
+port = 9000
+
+[camera]
+source = "opencv"
+device = "/dev/video2"
+
+[[seats]]
+name = "Aki"
+colour = "red"
+button_pin = 5
+led_pin = 12
+
+[[seats]]
+name = "Ben"
+colour = "blue"
+button_pin = 6
+led_pin = 16
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "dicetable.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_run_on_a_laptop(monkeypatch, tmp_path):
+    monkeypatch.setenv("DICETABLE_DATA", str(tmp_path / "data"))
+    cfg = config.load(None)
+    assert cfg.camera.source == "synthetic"
+    assert (cfg.web.host, cfg.web.port) == ("0.0.0.0", 8080)
+    assert cfg.data_dir == tmp_path / "data"
+    assert cfg.db_path == tmp_path / "data" / "dicetable.sqlite3"
+    assert cfg.language == "ja"
+    assert cfg.host_pin == "0000"
+    assert [s.colour for s in cfg.seats] == ["red", "blue", "green", "yellow"]
+    pins = [p for s in cfg.seats for p in (s.button_pin, s.led_pin)]
+    assert len(set(pins)) == len(pins)
+    assert len({s.name for s in cfg.seats}) == 4
+
+
+def test_data_dir_default_without_env(monkeypatch):
+    monkeypatch.delenv("DICETABLE_DATA", raising=False)
+    assert config.load(None).data_dir == Path("~/.local/share/dicetable").expanduser()
+
+
+def test_example_file_is_valid_and_complete():
+    cfg = config.load(REPO / "dicetable.example.toml")
+    assert cfg.camera.source == "picamera2"
+    assert cfg.data_dir == Path("/var/lib/dicetable")
+    assert len(cfg.seats) == 4
+    # Every key the loader knows appears in the example.
+    text = (REPO / "dicetable.example.toml").read_text(encoding="utf-8")
+    keys = (config._TOP_KEYS + config._SEAT_KEYS + config._CAMERA_KEYS + config._WEB_KEYS)
+    for key in keys:
+        assert f"{key} =" in text or f"[{key}]" in text or f"[[{key}]]" in text, key
+
+
+def test_a_full_file_round_trips(tmp_path):
+    cfg = config.load(write(tmp_path, GOOD))
+    assert cfg.language == "en"
+    assert cfg.data_dir == tmp_path / "state"  # relative to the file's folder
+    assert cfg.web == config.WebConfig("127.0.0.1", 9000)
+    assert cfg.camera.source == "opencv" and cfg.camera.device == "/dev/video2"
+    assert cfg.seat("Ben") == config.SeatConfig("Ben", "blue", 6, 16)
+    with pytest.raises(KeyError):
+        cfg.seat("Nobody")
+
+
+def test_missing_file_says_to_copy_the_example(tmp_path):
+    with pytest.raises(ConfigError, match="dicetable.example.toml"):
+        config.load(tmp_path / "nope.toml")
+
+
+def test_toml_syntax_error_names_the_line(tmp_path):
+    path = write(tmp_path, 'host_pin = "4821"\nlanguage = en\n')
+    with pytest.raises(ConfigError, match=r"not valid TOML.*line 2"):
+        config.load(path)
+
+
+def test_host_pin_is_required_in_a_file(tmp_path):
+    with pytest.raises(ConfigError, match=r"^.*host_pin: missing"):
+        config.load(write(tmp_path, GOOD.replace('host_pin = "4821"\n', "")))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pattern"),
+    [
+        ('host_pin = "4821"', 'host_pin = "12"', r"host_pin: .* not 4 to 8 digits"),
+        ('host_pin = "4821"', 'host_pin = "12ab"', r"host_pin: .* not 4 to 8 digits"),
+        ('host_pin = "4821"', "host_pin = 4821", r'host_pin: write the PIN as a quoted'),
+        ('language = "en"', 'language = "fr"', r'language: "fr" is not known; use "ja" or "en"'),
+        ("port = 9000", "port = 70000", r"web.port: 70000 is out of range"),
+        ("port = 9000", 'port = "9000"', r"web.port: expected a TCP port .* string"),
+        ("port = 9000", "port = true", r"web.port: expected .* boolean"),
+        ('source = "opencv"', 'source = "webcam"', r'camera.source: "webcam" is not known'),
+        ('source = "opencv"', 'source = "replay"', r"camera.path: missing"),
+        ('device = "/dev/video2"', "device = 1.5", r"camera.device: expected a device"),
+        ("button_pin = 5", "button_pin = 1", r"seats\[0\].button_pin: 1 is out of range"),
+        ("button_pin = 5", "button_pin = 28", r"seats\[0\].button_pin: 28 is out of range"),
+        ("led_pin = 16", "led_pin = 5",
+         r"seats\[1\].led_pin: GPIO 5 is already used by seats\[0\].button_pin"),
+        ("button_pin = 6", "button_pin = 12",
+         r"seats\[1\].button_pin: GPIO 12 is already used by seats\[0\].led_pin"),
+        ('name = "Ben"', 'name = "Aki"', r'seats\[1\].name: "Aki" is already the name'),
+        ('colour = "blue"', 'colour = "red"', r'seats\[1\].colour: "red" is already the colour'),
+        ('colour = "blue"', 'colour = "teal"', r'seats\[1\].colour: "teal" is not a known'),
+        ('colour = "blue"', 'color = "blue"', r'seats\[1\].color: unknown key.*"colour"'),
+        ("[web]", "[webs]", r"webs: unknown key"),
+        ('host = "127.0.0.1"', 'hots = "127.0.0.1"', r'web.hots: unknown key.*"host"'),
+    ],
+)
+def test_each_mistake_names_the_key_and_the_fix(tmp_path, old, new, pattern):
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(ConfigError, match=pattern) as info:
+        config.load(path)
+    assert str(path) in str(info.value)
+
+
+def test_a_seat_missing_a_key(tmp_path):
+    with pytest.raises(ConfigError, match=r"seats\[1\].led_pin: missing"):
+        config.load(write(tmp_path, GOOD.replace("led_pin = 16\n", "")))
+
+
+def test_seat_count_is_1_to_8(tmp_path):
+    head = GOOD.split("[[seats]]")[0]
+    with pytest.raises(ConfigError, match="seats: expected a list"):
+        config.from_dict({"host_pin": "1234", "seats": "x"})
+    with pytest.raises(ConfigError, match="camera: expected a table"):
+        config.from_dict({"host_pin": "1234", "camera": 3})
+    seats = "".join(
+        f'[[seats]]\nname = "P{i}"\ncolour = "{c}"\nbutton_pin = {2 + 2 * i}\nled_pin = {3 + 2 * i}\n'
+        for i, c in enumerate(["red", "orange", "yellow", "green", "blue", "purple",
+                               "pink", "white", "black"])
+    )
+    with pytest.raises(ConfigError, match=r"seats: 9 seats given; give 1 to 8"):
+        config.load(write(tmp_path, head + seats))
+    cfg = config.load(write(tmp_path, head + seats.rsplit("[[seats]]", 1)[0]))
+    assert len(cfg.seats) == 8
+
+
+def test_camera_defaults_and_gains(tmp_path):
+    cfg = config.load(write(tmp_path, GOOD))
+    assert cfg.camera.width == 640 and cfg.camera.awb_gains == (1.8, 1.6)
+    bad = GOOD.replace('device = "/dev/video2"', "awb_gains = [1.8]")
+    with pytest.raises(ConfigError, match=r"camera.awb_gains: expected two numbers"):
+        config.load(write(tmp_path, bad))

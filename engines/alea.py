@@ -536,7 +536,7 @@ def _tiebreak_throw(state: State, event: Mapping[str, Any]) -> State:
     i = state.tie_queue[0]
     ones = sum(1 for d in dice if d.face == 1)
     name = state.seats[i].name
-    state = _say(state, f"{name} threw 10 dice: {ones} ones", f"{name}がダイス10個を振った: 1の目{ones}個")
+    state = _say(state, f"{name} threw 10 dice: {ones} one{'' if ones == 1 else 's'}", f"{name}がダイス10個を振った: 1の目{ones}個")
     state = replace(state, tie_queue=state.tie_queue[1:], tie_ones=state.tie_ones + ((i, ones),))
     if state.tie_queue:
         return state

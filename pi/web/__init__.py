@@ -1,1 +1,138 @@
-"""Phone pages (Flask app factory)."""
+"""Phone pages (Flask app factory): the status page, seat pages, the host page, the demo.
+
+``create_app(table, config, test_config=None)`` builds the app around a running
+``pi.table.Table``. Each concern is a blueprint (``status``, ``seat``, ``host``, and
+``demo`` only in demo mode). Pages are rendered with Jinja, updated live with server-sent
+events and plain JavaScript (no build step).
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from pi.web import i18n
+
+log = logging.getLogger(__name__)
+
+
+def _secret_key(config: Any) -> str:
+    """A session key kept in the data directory, so host logins survive a restart."""
+    data_dir = getattr(config, "data_dir", None)
+    if data_dir is None:
+        return secrets.token_hex(32)
+    path = Path(data_dir) / "session.key"
+    try:
+        if path.exists():
+            return path.read_text().strip()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_hex(32)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key
+    except OSError as exc:
+        log.warning("cannot keep the session key in %s (%s); host logins end at restart", path, exc)
+        return secrets.token_hex(32)
+
+
+def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = None) -> Flask:
+    """The Flask app of the table's pages."""
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=_secret_key(config),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        DEMO=False,
+        SSE_KEEPALIVE_S=15.0,
+        SSE_MAX_S=None,  # end a stream after this many seconds (tests); None = never
+        PIN_ATTEMPTS=5,
+        PIN_WINDOW_S=60.0,
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.extensions["table"] = table
+    app.extensions["dicetable_config"] = config
+
+    from pi.web import host, seat, status
+
+    app.register_blueprint(status.bp)
+    app.register_blueprint(seat.bp)
+    app.register_blueprint(host.bp)
+    if app.config["DEMO"]:
+        from pi.web import demo
+
+        app.register_blueprint(demo.bp)
+
+    @app.before_request
+    def _language() -> None:
+        g.lang = i18n.choose_language(
+            request.cookies.get("lang"), request.accept_languages, getattr(config, "language", "en")
+        )
+
+    @app.context_processor
+    def _helpers() -> dict[str, Any]:
+        lang = getattr(g, "lang", "en")
+        return {
+            "lang": lang,
+            "t": lambda key, **kw: i18n.t(key, lang, **kw),
+            "pick": lambda text: i18n.pick(text, lang),
+            "demo": app.config["DEMO"],
+            "grammar": _grammar(lang),
+        }
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        return error_response(exc.code or 500)
+
+    @app.errorhandler(Exception)
+    def _internal_error(exc: Exception):
+        log.exception("error on %s %s", request.method, request.path)
+        return error_response(500)
+
+    return app
+
+
+def _grammar(lang: str) -> list[str]:
+    """The seat button's press grammar (hardware.panel.GRAMMAR), as lines."""
+    try:
+        from hardware.panel import GRAMMAR
+    except ImportError:
+        return []
+    text = GRAMMAR.get(lang) or GRAMMAR.get("en") or ""
+    if isinstance(text, (list, tuple)):
+        return [str(line) for line in text]
+    return [line.strip() for line in str(text).splitlines() if line.strip()]
+
+
+def wants_json() -> bool:
+    """API callers (fetch, JSON bodies, /api/ paths) get JSON errors, browsers get pages."""
+    if request.path.startswith("/api/") or request.is_json:
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def error_response(code: int, message: dict[str, str] | None = None):
+    """A JSON error ``{"error": {"en", "ja"}}`` or an HTML page without any stack trace."""
+    key = f"error_{code}" if f"error_{code}" in i18n.STRINGS else "error_500"
+    message = message or {"en": i18n.t(key, "en"), "ja": i18n.t(key, "ja")}
+    if wants_json():
+        return jsonify({"error": message}), code
+    return render_template("error.html", code=code, message=message), code
+
+
+def table_of(app_or_none: Any = None) -> Any:
+    from flask import current_app
+
+    return (app_or_none or current_app).extensions["table"]
+
+
+def result_response(result: dict[str, Any], ok_status: int = 200):
+    """A table result as JSON: 200 with ``{"ok": true}``, or 409 with the error."""
+    if result.get("ok"):
+        return jsonify(result), ok_status
+    return jsonify({"ok": False, "error": result["error"]}), 409

@@ -1,0 +1,233 @@
+"""The host page, behind the PIN: start and end games, name cards, fix throws, undo, calibrate.
+
+GET  /host                 the login form, or the host page once logged in
+POST /host/login           ``pin``; wrong PINs are counted per address and refused for a
+                           while after ``PIN_ATTEMPTS`` in ``PIN_WINDOW_S`` seconds (429)
+POST /host/logout
+POST /host/start           game, seats (checkboxes + name/colour), deck, seed
+POST /host/card            the physical trap card turned over
+POST /host/throw           typed dice (camera down or misread, while a throw is due)
+POST /host/correct         replace the last accepted throw
+POST /host/undo, /host/end
+POST /host/calibrate/capture/<colour>, /host/calibrate/save
+Every action answers JSON to JSON callers, else redirects back to the host page.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+from functools import wraps
+from typing import Any
+
+from flask import (Blueprint, current_app, flash, g, jsonify, redirect, render_template, request,
+                   session, url_for)
+
+from pi.web import error_response, i18n, table_of, wants_json
+
+bp = Blueprint("host", __name__, url_prefix="/host")
+
+_failures: dict[str, deque[float]] = defaultdict(deque)
+_failures_lock = threading.Lock()
+
+
+def _config() -> Any:
+    return current_app.extensions["dicetable_config"]
+
+
+def host_required(view):
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        if not session.get("host"):
+            if wants_json():
+                return error_response(403, {"en": "Log in with the host PIN first.",
+                                            "ja": "先にホストPINでログインしてください。"})
+            return redirect(url_for("host.page"))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def _done(result: dict[str, Any]):
+    """Answer an action: JSON for API callers, else a flash message and back to the page."""
+    if wants_json():
+        if result.get("ok"):
+            return jsonify(result)
+        return jsonify({"ok": False, "error": result["error"]}), 409
+    if not result.get("ok"):
+        flash(result["error"])
+    return redirect(url_for("host.page"))
+
+
+@bp.get("")
+def page():
+    if not session.get("host"):
+        return render_template("host_login.html")
+    table = table_of()
+    snap = table.snapshot()
+    config = _config()
+    links = []
+    record = table.record
+    if record is not None:
+        root = request.url_root.rstrip("/")
+        for seat in record.seats:
+            url = root + url_for("seat.page", token=record.tokens[seat["name"]])
+            links.append({"seat": seat["name"], "colour": seat["colour"], "url": url, "qr": _qr_svg(url)})
+    from engines import GAMES
+
+    return render_template(
+        "host.html", snap=snap, links=links, games=_playable(GAMES),
+        config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
+        last_throw=_dice_text(table.last_throw_dice()),
+        roll_text=_dice_text([d for d in (snap["last_roll"] or []) if d.get("face")]),
+        calibration=table.calibration_status(),
+    )
+
+
+def _playable(games: tuple[str, ...]) -> list[str]:
+    import importlib.util
+
+    return [g for g in games if importlib.util.find_spec(f"engines.{g}") is not None]
+
+
+def _qr_svg(url: str) -> str:
+    """The seat link as an inline SVG QR code (no Pillow needed)."""
+    import qrcode
+    import qrcode.image.svg
+
+    image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=8)
+    return image.to_string(encoding="unicode")
+
+
+@bp.post("/login")
+def login():
+    address = request.remote_addr or "?"
+    now = time.monotonic()
+    window = float(current_app.config["PIN_WINDOW_S"])
+    with _failures_lock:
+        tries = _failures[address]
+        while tries and now - tries[0] > window:
+            tries.popleft()
+        if len(tries) >= int(current_app.config["PIN_ATTEMPTS"]):
+            return error_response(429, {"en": i18n.t("too_many_pins", "en"), "ja": i18n.t("too_many_pins", "ja")})
+    pin = (request.get_json(silent=True) or {}).get("pin") if request.is_json else request.form.get("pin")
+    if isinstance(pin, str) and secrets.compare_digest(pin.encode(), _config().host_pin.encode()):
+        session.clear()
+        session["host"] = True
+        with _failures_lock:
+            _failures.pop(address, None)
+        return jsonify({"ok": True}) if wants_json() else redirect(url_for("host.page"))
+    with _failures_lock:
+        _failures[address].append(now)
+    message = {"en": i18n.t("wrong_pin", "en"), "ja": i18n.t("wrong_pin", "ja")}
+    if wants_json():
+        return jsonify({"ok": False, "error": message}), 403
+    return render_template("host_login.html", error=message), 403
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("status.index"))
+
+
+@bp.post("/start")
+@host_required
+def start():
+    data = request.get_json(silent=True) if request.is_json else None
+    if data is not None:
+        seats = data.get("seats") or []
+        options = dict(data.get("options") or {})
+        game, seed = data.get("game", "alea"), data.get("seed")
+    else:
+        form = request.form
+        seats = []
+        for i, _ in enumerate(_config().seats):
+            if form.get(f"seat_{i}"):
+                seats.append({"name": form.get(f"name_{i}", "").strip(), "colour": form.get(f"colour_{i}", "").strip()})
+        options = {"deck": form.get("deck", "dealt")}
+        game = form.get("game", "alea")
+        seed = form.get("seed", "").strip() or None
+    if not seats:
+        return _done({"ok": False, "error": {"en": i18n.t("no_seat_selected", "en"), "ja": i18n.t("no_seat_selected", "ja")}})
+    try:
+        seed = None if seed is None else int(seed)
+    except (TypeError, ValueError):
+        return _done({"ok": False, "error": {"en": "The seed must be a whole number.", "ja": "シードは整数で入力してください。"}})
+    return _done(table_of().start_game(game, seats, options, seed))
+
+
+@bp.post("/card")
+@host_required
+def card():
+    value = (request.get_json(silent=True) or {}).get("card") if request.is_json else request.form.get("card")
+    return _done(table_of().card(str(value or "")))
+
+
+def parse_dice(text: str) -> list[dict[str, Any]] | None:
+    """``"red 3, blue 5"`` -> ``[{"colour": "red", "face": 3}, ...]``; None when unreadable."""
+    dice = []
+    for part in re.split(r"[,;\n、]+", text or ""):
+        part = part.strip()
+        if not part:
+            continue
+        match = re.fullmatch(r"([A-Za-z_\-]+)\s*[: ]\s*(\d+)", part)
+        if not match:
+            return None
+        dice.append({"colour": match.group(1).lower(), "face": int(match.group(2))})
+    return dice
+
+
+def _dice_text(dice: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{d.get('colour')} {d.get('face')}" for d in dice)
+
+
+def _dice_from_request() -> list[dict[str, Any]] | None:
+    if request.is_json:
+        dice = (request.get_json(silent=True) or {}).get("dice")
+        return dice if isinstance(dice, list) else None
+    return parse_dice(request.form.get("dice", ""))
+
+
+def _bad_dice():
+    return _done({"ok": False, "error": {"en": i18n.t("bad_dice", "en"), "ja": i18n.t("bad_dice", "ja")}})
+
+
+@bp.post("/throw")
+@host_required
+def typed_throw():
+    dice = _dice_from_request()
+    return _bad_dice() if dice is None else _done(table_of().typed_throw(dice))
+
+
+@bp.post("/correct")
+@host_required
+def correct():
+    dice = _dice_from_request()
+    return _bad_dice() if dice is None else _done(table_of().correct_throw(dice))
+
+
+@bp.post("/undo")
+@host_required
+def undo():
+    return _done(table_of().undo())
+
+
+@bp.post("/end")
+@host_required
+def end():
+    return _done(table_of().end_game())
+
+
+@bp.post("/calibrate/capture/<colour>")
+@host_required
+def calibrate_capture(colour: str):
+    return _done(table_of().calibration_capture(colour))
+
+
+@bp.post("/calibrate/save")
+@host_required
+def calibrate_save():
+    return _done(table_of().calibration_save())

@@ -1,0 +1,143 @@
+"""Every string of the pages, in English and Japanese, and how a page picks its language.
+
+The language is the ``lang`` cookie (set by the switch on every page), else the browser's
+Accept-Language, else the config's default.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+LANGUAGES = ("en", "ja")
+
+STRINGS: dict[str, dict[str, str]] = {
+    "app_name": {"en": "dicetable", "ja": "dicetable"},
+    "status_title": {"en": "Table", "ja": "テーブル"},
+    "seat_title": {"en": "My seat", "ja": "自分の席"},
+    "host_title": {"en": "Host", "ja": "ホスト"},
+    "switch_language": {"en": "日本語", "ja": "English"},
+    "no_game": {"en": "No game is running.", "ja": "ゲームは進行していません。"},
+    "game": {"en": "Game", "ja": "ゲーム"},
+    "round": {"en": "Round", "ja": "ラウンド"},
+    "phase": {"en": "Phase", "ja": "フェーズ"},
+    "scores": {"en": "Scores", "ja": "得点"},
+    "seat": {"en": "Seat", "ja": "席"},
+    "colour": {"en": "Colour", "ja": "色"},
+    "points": {"en": "Points", "ja": "点"},
+    "declared": {"en": "Declared", "ja": "宣言"},
+    "winner": {"en": "Winner", "ja": "勝者"},
+    "due": {"en": "Now", "ja": "いま"},
+    "last_throw": {"en": "Last throw", "ja": "直前の振り"},
+    "no_roll": {"en": "No dice read yet.", "ja": "まだダイスを読んでいません。"},
+    "camera_live": {"en": "Camera", "ja": "カメラ"},
+    "log": {"en": "Game log", "ja": "ゲームの記録"},
+    "dice_on_table": {"en": "Dice on the table", "ja": "卓上のダイス"},
+    "trap_card": {"en": "Trap card", "ja": "罠カード"},
+    "grammar": {"en": "Seat button", "ja": "席のボタン"},
+    "secret_waiting": {
+        "en": "Waiting for secret declarations. Nothing is shown until every seat has locked.",
+        "ja": "秘密の宣言を待っています。全員がロックするまで何も表示されません。",
+    },
+    "virtual_buttons": {"en": "Virtual seat buttons (demo)", "ja": "仮想の席ボタン（デモ）"},
+    "virtual_hint": {
+        "en": "Press = tap; hold the button to lock (like the real seat button).",
+        "ja": "押す＝タップ、長押しでロック（本物の席ボタンと同じ）。",
+    },
+    "demo_throw": {"en": "Throw the dice that are due", "ja": "いま振るダイスを振る"},
+    "led": {"en": "Light", "ja": "ランプ"},
+    "led_off": {"en": "off", "ja": "消灯"},
+    "led_open": {"en": "declaring", "ja": "宣言中"},
+    "led_entering": {"en": "entering", "ja": "入力中"},
+    "led_locked": {"en": "locked", "ja": "ロック済み"},
+    "led_revealed": {"en": "revealed", "ja": "公開"},
+    "my_choice": {"en": "My declaration", "ja": "自分の宣言"},
+    "not_declared": {"en": "Not declared yet.", "ja": "まだ宣言していません。"},
+    "declare": {"en": "Declare", "ja": "宣言する"},
+    "declare_hint": {
+        "en": "Pick a number, check it, then lock it. Once locked it cannot change.",
+        "ja": "数を選び、確認してからロックしてください。ロック後は変更できません。",
+    },
+    "lock": {"en": "Lock my declaration", "ja": "宣言をロックする"},
+    "locked_value": {"en": "Locked: {value}", "ja": "ロック済み: {value}"},
+    "pin": {"en": "Host PIN", "ja": "ホストPIN"},
+    "login": {"en": "Open the host page", "ja": "ホスト画面を開く"},
+    "logout": {"en": "Log out", "ja": "ログアウト"},
+    "wrong_pin": {"en": "Wrong PIN. Try again.", "ja": "PINが違います。もう一度入力してください。"},
+    "too_many_pins": {
+        "en": "Too many wrong PINs. Wait a minute and try again.",
+        "ja": "PINの誤りが多すぎます。1分待ってから試してください。",
+    },
+    "start_game": {"en": "Start a game", "ja": "ゲームを始める"},
+    "seats_playing": {"en": "Seats playing", "ja": "参加する席"},
+    "deck": {"en": "Trap cards", "ja": "罠カード"},
+    "deck_dealt": {"en": "dealt by the Pi", "ja": "Piが配る"},
+    "deck_physical": {"en": "physical deck (the host names each card)", "ja": "実物の山札（ホストがカードを選ぶ）"},
+    "seed": {"en": "Seed (optional)", "ja": "シード（任意）"},
+    "start": {"en": "Start", "ja": "開始"},
+    "seat_links": {"en": "Seat links (scan with the seat's phone)", "ja": "席のリンク（各席のスマホで読み取り）"},
+    "name_card": {"en": "Name the trap card turned over", "ja": "めくった罠カードを選ぶ"},
+    "choose_card": {"en": "Confirm card", "ja": "カードを確定"},
+    "typed_throw": {"en": "Type the dice of this throw", "ja": "この振りのダイスを入力"},
+    "correct_throw": {"en": "Correct the last throw", "ja": "直前の振りを修正"},
+    "dice_format": {
+        "en": "One die per entry: colour and face, e.g. red 3, blue 5",
+        "ja": "1個ずつ「色 目」で入力（例: red 3, blue 5）",
+    },
+    "apply": {"en": "Apply", "ja": "適用"},
+    "undo": {"en": "Undo the last event", "ja": "最後の操作を取り消す"},
+    "end_game": {"en": "End the game", "ja": "ゲームを終了する"},
+    "calibrate": {"en": "Calibrate colours", "ja": "色の較正"},
+    "calibrate_hint": {
+        "en": "Throw only the dice of one colour, then capture it. Repeat for each colour, then save.",
+        "ja": "1色のダイスだけを振って取り込みます。色ごとに繰り返してから保存してください。",
+    },
+    "capture": {"en": "Capture", "ja": "取り込み"},
+    "save_calibration": {"en": "Save calibration", "ja": "較正を保存"},
+    "captured": {"en": "captured", "ja": "取り込み済み"},
+    "done": {"en": "Done.", "ja": "完了しました。"},
+    "error_title": {"en": "Something went wrong", "ja": "エラー"},
+    "error_400": {"en": "The request was not understood.", "ja": "リクエストを理解できませんでした。"},
+    "error_403": {"en": "You may not open this page.", "ja": "このページは開けません。"},
+    "error_404": {"en": "There is no such page.", "ja": "そのページはありません。"},
+    "error_405": {"en": "This page does not take that kind of request.", "ja": "この操作はできません。"},
+    "error_429": {"en": "Too many attempts; wait a minute.", "ja": "試行が多すぎます。1分待ってください。"},
+    "error_500": {
+        "en": "The table hit an internal error; it is logged. Reload the page.",
+        "ja": "内部エラーが起きました（記録済み）。ページを再読み込みしてください。",
+    },
+    "back": {"en": "Back to the table", "ja": "テーブルに戻る"},
+    "bad_dice": {
+        "en": "Could not read the dice: write each die as colour and face, e.g. red 3, blue 5.",
+        "ja": "ダイスを読み取れません。「red 3, blue 5」のように色と目を書いてください。",
+    },
+    "bad_value": {"en": "Choose a number from 0 to 5.", "ja": "0 から 5 の数を選んでください。"},
+    "no_seat_selected": {"en": "Choose at least one seat.", "ja": "席を1つ以上選んでください。"},
+}
+
+
+def t(key: str, lang: str, **fields: Any) -> str:
+    """The string ``key`` in ``lang`` (English when missing), with ``fields`` filled in."""
+    entry = STRINGS.get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang) or entry["en"]
+    return text.format(**fields) if fields else text
+
+
+def pick(text: Mapping[str, str] | str | None, lang: str) -> str:
+    """One language of an ``{"en", "ja"}`` text (engine log lines, prompts)."""
+    if text is None:
+        return ""
+    if isinstance(text, str):
+        return text
+    return text.get(lang) or text.get("en") or ""
+
+
+def choose_language(cookie: str | None, accept: Any, default: str) -> str:
+    """The page's language: the switch's cookie, else Accept-Language, else the default."""
+    if cookie in LANGUAGES:
+        return cookie
+    if accept is not None:
+        best = accept.best_match(LANGUAGES)
+        if best:
+            return best
+    return default if default in LANGUAGES else "en"

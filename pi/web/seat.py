@@ -1,0 +1,72 @@
+"""A seat's private page: declare from the phone, see one's own choice.
+
+GET  /seat/<token>          the page (a wrong token is a plain 404 that tells nothing)
+GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
+POST /seat/<token>/declare  ``value`` 0-5 (form or JSON); locks the seat's declaration
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+
+from pi.web import result_response, table_of, wants_json
+from pi.web.status import sse_response
+
+bp = Blueprint("seat", __name__, url_prefix="/seat")
+
+
+def _seat(token: str) -> str:
+    seat = table_of().seat_for_token(token)
+    if seat is None:
+        abort(404)
+    return seat
+
+
+def render_seat_live(snap: dict[str, Any], seat: str, token: str) -> str:
+    return render_template("_seat_live.html", snap=snap, seat=seat, token=token)
+
+
+@bp.get("/<token>")
+def page(token: str):
+    seat = _seat(token)
+    snap = table_of().snapshot(seat)
+    return render_template(
+        "seat.html", snap=snap, seat=seat, token=token, live_html=render_seat_live(snap, seat, token)
+    )
+
+
+@bp.get("/<token>/events")
+def events(token: str):
+    seat = _seat(token)
+    table = table_of()
+
+    def snapshot() -> dict[str, Any]:
+        return table.snapshot(seat)
+
+    return sse_response(snapshot, lambda snap: render_seat_live(snap, seat, token))
+
+
+@bp.get("/<token>/state")
+def state(token: str):
+    seat = _seat(token)
+    return jsonify(table_of().snapshot(seat))
+
+
+@bp.post("/<token>/declare")
+def declare(token: str):
+    seat = _seat(token)
+    raw = (request.get_json(silent=True) or {}).get("value") if request.is_json else request.form.get("value")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        result = {"ok": False, "error": {"en": "Choose a number from 0 to 5.", "ja": "0 から 5 の数を選んでください。"}}
+    else:
+        result = table_of().declare(seat, value, "phone")
+    if wants_json():
+        if not result["ok"] and raw is None:
+            return jsonify({"ok": False, "error": result["error"]}), 400
+        return result_response(result)
+    if not result["ok"]:
+        flash(result["error"])
+    return redirect(url_for("seat.page", token=token))

@@ -1,0 +1,78 @@
+// Live pages without a build step: an EventSource per page replaces the live region with
+// the HTML the server rendered for the new version, and updates a few controls.
+(function () {
+  "use strict";
+  var body = document.body;
+  var ledWords = {};
+  var wordsEl = document.getElementById("led-words");
+  if (wordsEl) { try { ledWords = JSON.parse(wordsEl.textContent); } catch (e) { ledWords = {}; } }
+
+  function post(url) {
+    return fetch(url, { method: "POST", headers: { "Accept": "application/json" }, credentials: "same-origin" });
+  }
+
+  function update(state) {
+    body.dataset.version = state.version;
+    body.dataset.kind = body.dataset.page === "host" ? body.dataset.kind : state.kind;
+    document.querySelectorAll("[data-led-for]").forEach(function (el) {
+      var led = (state.leds || {})[el.dataset.ledFor] || "off";
+      el.textContent = ledWords[led] || led;
+      el.dataset.led = led;
+    });
+    var form = document.getElementById("declare-form");
+    if (form) {
+      var mine = state.view && state.view.mine;
+      form.hidden = !(mine && mine.to_declare);
+      if (form.hidden) { form.reset(); }
+    }
+    if (body.dataset.page === "host") {
+      var game = state.game ? String(state.game.id) : "";
+      var typing = document.activeElement && /INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName);
+      if ((state.kind !== body.dataset.kind || game !== body.dataset.game) && !typing) {
+        window.location.reload();
+      }
+    }
+  }
+
+  if (body.dataset.events && window.EventSource) {
+    var source = new EventSource(body.dataset.events);
+    source.onmessage = function (event) {
+      var msg = JSON.parse(event.data);
+      var live = document.getElementById("live");
+      if (live && typeof msg.html === "string") { live.innerHTML = msg.html; }
+      update(msg.state);
+    };
+  }
+
+  // Virtual seat buttons (demo): pressing and releasing drive the seat's mock pin, so a
+  // hold locks exactly as on the real button.
+  document.querySelectorAll(".seat-button").forEach(function (button) {
+    var seat = encodeURIComponent(button.dataset.seat);
+    var down = false;
+    function press(e) { e.preventDefault(); if (down) { return; } down = true; button.classList.add("pressed"); post("/demo/press/" + seat); }
+    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); post("/demo/release/" + seat); }
+    button.addEventListener("pointerdown", press);
+    button.addEventListener("pointerup", release);
+    button.addEventListener("pointerleave", release);
+    button.addEventListener("pointercancel", release);
+  });
+
+  var throwButton = document.getElementById("demo-throw");
+  if (throwButton) {
+    throwButton.addEventListener("click", function () { post("/demo/throw"); });
+  }
+
+  // The live camera view: a fresh JPEG a few times a second while the page is visible.
+  var camera = document.getElementById("camera");
+  if (camera) {
+    var src = camera.dataset.src;
+    var loading = false;
+    camera.onload = function () { camera.hidden = false; loading = false; };
+    camera.onerror = function () { camera.hidden = true; loading = false; };
+    setInterval(function () {
+      if (document.hidden || loading) { return; }
+      loading = true;
+      camera.src = src + "?t=" + Date.now();
+    }, 400);
+  }
+})();

@@ -1,0 +1,107 @@
+"""The status page anyone on the table's network can open, its live stream and pictures.
+
+GET /            the status page (game, round, scores, whose throw is due, last throw, log)
+GET /events      server-sent events: one ``data:`` line of JSON per change of the table
+GET /api/state   the public snapshot as JSON
+GET /camera.jpg  the latest camera frame
+GET /roll.jpg    the last settled frame with every die's box and reading drawn
+POST /lang/<l>   the language switch (sets a cookie, back to the page it came from)
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template,
+                   request, stream_with_context, url_for)
+
+from pi.web import i18n, table_of
+
+bp = Blueprint("status", __name__)
+
+
+@bp.get("/")
+def index():
+    snap = table_of().snapshot()
+    return render_template("status.html", snap=snap, live_html=render_live(snap))
+
+
+def render_live(snap: dict[str, Any]) -> str:
+    """The part of the status page that the live stream replaces."""
+    return render_template("_live.html", snap=snap)
+
+
+@bp.get("/api/state")
+def api_state():
+    return jsonify(table_of().snapshot())
+
+
+@bp.get("/events")
+def events():
+    return sse_response(lambda: table_of().snapshot(), render_live)
+
+
+def sse_response(snapshot: Callable[[], dict[str, Any]], render: Callable[[dict[str, Any]], str]) -> Response:
+    """A server-sent event stream: the snapshot (and its rendered HTML) at once and after
+    every change of the table; a keepalive comment when nothing happens for a while.
+
+    Each open stream holds one of waitress's threads (see pi/README.md for the limit).
+    """
+    table = table_of()
+    keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
+    max_s = current_app.config["SSE_MAX_S"]
+
+    def stream():
+        started = time.monotonic()
+        version = None
+        yield "retry: 2000\n\n"
+        while not table.stopping:
+            if max_s is not None and time.monotonic() - started > max_s:
+                return
+            current = table.version
+            if current == version:
+                current = table.wait_for_change(version, timeout=keepalive)
+                if current == version:
+                    yield ": keepalive\n\n"
+                    continue
+            version = current
+            snap = snapshot()
+            payload = {"version": snap["version"], "state": snap, "html": render(snap)}
+            yield f"id: {snap['version']}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n"
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+
+
+@bp.get("/camera.jpg")
+def camera_jpg():
+    data = table_of().frame_jpeg()
+    if data is None:
+        abort(404)
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/roll.jpg")
+def roll_jpg():
+    data = table_of().roll_jpeg()
+    if data is None:
+        abort(404)
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/lang/<code>")
+def switch_language(code: str):
+    if code not in i18n.LANGUAGES:
+        abort(404)
+    target = request.form.get("next") or request.referrer or url_for("status.index")
+    if not target.startswith("/") or target.startswith("//"):
+        # Only back to a page of this site (a referrer is a full URL).
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(target)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    response = redirect(target)
+    response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax")
+    g.lang = code
+    return response

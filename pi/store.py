@@ -1,0 +1,362 @@
+"""The event store: SQLite in WAL mode, one file in the data directory.
+
+A game is its seed plus its event list (ARCHITECTURE.md): `games` holds what `setup()`
+needs, `events` every accepted event in order, `rolls` every settled roll the camera read
+(for statistics, in or out of a game). Nothing is deleted: `undo_last` marks an event
+undone, and `events()` returns the active ones in order, which is what a replay needs.
+
+Durability: every write is one transaction committed with `synchronous=FULL` before the
+method returns, so an event the table has announced survives a power cut. After a restart,
+`unfinished()` gives the newest game not ended and `events()` its active events.
+
+One connection shared by the appliance's threads behind a lock. A second `Store` on the
+same file (another process, or a restart) sees everything committed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import threading
+import time as _time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The schema this code writes (PRAGMA user_version).
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE games (
+    id       INTEGER PRIMARY KEY,
+    game     TEXT    NOT NULL,
+    seats    TEXT    NOT NULL,  -- JSON list
+    options  TEXT    NOT NULL,  -- JSON object
+    seed     INTEGER NOT NULL,
+    started  REAL    NOT NULL,  -- unix time
+    ended    REAL,
+    winner   TEXT
+);
+CREATE TABLE events (
+    game_id  INTEGER NOT NULL REFERENCES games(id),
+    seq      INTEGER NOT NULL,  -- 1, 2, ... per game, undone ones included
+    event    TEXT    NOT NULL,  -- JSON object
+    time     REAL    NOT NULL,
+    undone   REAL,              -- when it was undone, NULL = active
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE rolls (
+    id       INTEGER PRIMARY KEY,
+    game_id  INTEGER REFERENCES games(id),  -- NULL: read outside a game
+    time     REAL    NOT NULL,
+    dice     TEXT    NOT NULL,  -- JSON list of {colour, face, box, confidence, status, cocked}
+    source   TEXT    NOT NULL
+);
+CREATE INDEX rolls_by_game ON rolls (game_id, time);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game as stored: what `engine.setup(seats, options, seed)` needs, and its end."""
+
+    id: int
+    game: str
+    seats: list[Any]
+    options: dict[str, Any]
+    seed: int
+    started: float
+    ended: float | None
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """One stored event with its sequence number, time and undo mark."""
+
+    game_id: int
+    seq: int
+    event: dict[str, Any]
+    time: float
+    undone: float | None
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """One settled roll as read by the camera."""
+
+    id: int
+    game_id: int | None
+    time: float
+    dice: list[dict[str, Any]]
+    source: str
+
+
+class Store:
+    """SQLite event store at `path` (created with its folder when missing; ":memory:"
+    for a throwaway store)."""
+
+    def __init__(self, path: str | Path, *, clock=_time.time) -> None:
+        self.path = path if str(path) == ":memory:" else Path(path)
+        self._clock = clock
+        self._lock = threading.RLock()
+        if isinstance(self.path, Path):
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the data folder {self.path.parent} ({exc}); "
+                                 "set data_dir in the config to a writable folder") from None
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                       isolation_level=None, timeout=10.0)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the event store {self.path} ({exc}); "
+                             "check the data_dir in the config and its permissions") from None
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(
+                f"{self.path} is damaged or is not a dicetable database ({exc}); move it aside "
+                "(dicetable then starts a new one) or restore it from a backup"
+            ) from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open(self) -> None:
+        db = self._db
+        db.execute("PRAGMA foreign_keys = ON")
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"integrity check: {check}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer dicetable (schema {version}; this one "
+                f"reads up to {SCHEMA_VERSION}); update dicetable, or point data_dir elsewhere"
+            )
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal" and self.path != ":memory:":
+            raise StoreError(f"{self.path}: cannot switch to WAL mode (got {mode}); "
+                             "put data_dir on a local disk")
+        db.execute("PRAGMA synchronous = FULL")
+        if version == 0:
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise StoreError(f"{self.path} is an SQLite file of something else; "
+                                 "point data_dir at a folder of its own")
+            with self._transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    # --- games ---------------------------------------------------------------------------
+
+    def new_game(self, game: str, seats: Iterable[Any], options: Mapping[str, Any] | None,
+                 seed: int) -> int:
+        """Record a new game; returns its id."""
+        seats_json = _dumps(list(seats), "seats")
+        options_json = _dumps(dict(options or {}), "options")
+        with self._lock, self._transaction():
+            cur = self._db.execute(
+                "INSERT INTO games (game, seats, options, seed, started) VALUES (?, ?, ?, ?, ?)",
+                (game, seats_json, options_json, int(seed), self._clock()),
+            )
+            return int(cur.lastrowid)
+
+    def game(self, game_id: int) -> GameRecord:
+        """The game with this id (KeyError if none)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, game, seats, options, seed, started, ended, winner FROM games "
+                "WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id} in the store")
+        return _game(row)
+
+    def games(self) -> list[GameRecord]:
+        """Every game, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, game, seats, options, seed, started, ended, winner FROM games "
+                "ORDER BY id").fetchall()
+        return [_game(r) for r in rows]
+
+    def unfinished(self) -> GameRecord | None:
+        """The newest game not ended (to resume after a restart), or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, game, seats, options, seed, started, ended, winner FROM games "
+                "WHERE ended IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else _game(row)
+
+    def end_game(self, game_id: int, winner: str | None = None) -> None:
+        """Mark the game ended (with its winner, if any)."""
+        with self._lock, self._transaction():
+            cur = self._db.execute("UPDATE games SET ended = ?, winner = ? WHERE id = ?",
+                                   (self._clock(), winner, game_id))
+            if cur.rowcount == 0:
+                raise KeyError(f"no game {game_id} in the store")
+
+    # --- events --------------------------------------------------------------------------
+
+    def append(self, game_id: int, event: Mapping[str, Any]) -> int:
+        """Store an accepted event; committed to disk when this returns. Returns its seq."""
+        text = _dumps(dict(event), "event")
+        with self._lock, self._transaction():
+            return self._append(game_id, text)
+
+    def _append(self, game_id: int, text: str) -> int:
+        row = self._db.execute("SELECT ended FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id} in the store")
+        seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events WHERE game_id = ?",
+                               (game_id,)).fetchone()[0]
+        self._db.execute("INSERT INTO events (game_id, seq, event, time) VALUES (?, ?, ?, ?)",
+                         (game_id, seq, text, self._clock()))
+        return int(seq)
+
+    def events(self, game_id: int) -> list[dict[str, Any]]:
+        """The game's active (not undone) events, in order: replaying them rebuilds it."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT event FROM events WHERE game_id = ? AND undone IS NULL ORDER BY seq",
+                (game_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def history(self, game_id: int) -> list[EventRecord]:
+        """Every event of the game, undone ones included, in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT game_id, seq, event, time, undone FROM events WHERE game_id = ? "
+                "ORDER BY seq", (game_id,)).fetchall()
+        return [EventRecord(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def undo_last(self, game_id: int) -> dict[str, Any] | None:
+        """Mark the last active event undone (it stays in `history`); returns it, or None
+        when there is nothing to undo."""
+        with self._lock, self._transaction():
+            return self._undo_last(game_id)
+
+    def _undo_last(self, game_id: int) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT seq, event FROM events WHERE game_id = ? AND undone IS NULL "
+            "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+        if row is None:
+            return None
+        self._db.execute("UPDATE events SET undone = ? WHERE game_id = ? AND seq = ?",
+                         (self._clock(), game_id, row[0]))
+        return json.loads(row[1])
+
+    def replace_last(self, game_id: int, event: Mapping[str, Any]) -> int:
+        """Undo the last active event and append `event` in one transaction (a corrected
+        throw). Returns the new event's seq."""
+        text = _dumps(dict(event), "event")
+        with self._lock, self._transaction():
+            if self._undo_last(game_id) is None:
+                raise ValueError(f"game {game_id} has no event to replace")
+            return self._append(game_id, text)
+
+    # --- rolls ---------------------------------------------------------------------------
+
+    def record_roll(self, game_id: int | None, dice: Iterable[Any], time: float | None = None,
+                    source: str = "camera") -> int:
+        """Keep one settled roll: each die a dict or dataclass with colour, face, box,
+        confidence, status, cocked. Returns the roll's id."""
+        text = _dumps([_plain(d) for d in dice], "dice")
+        with self._lock, self._transaction():
+            cur = self._db.execute(
+                "INSERT INTO rolls (game_id, time, dice, source) VALUES (?, ?, ?, ?)",
+                (game_id, self._clock() if time is None else float(time), text, source))
+            return int(cur.lastrowid)
+
+    def rolls(self, game_id: int | None = None) -> list[RollRecord]:
+        """Rolls of one game, or every roll when game_id is None, oldest first."""
+        with self._lock:
+            if game_id is None:
+                rows = self._db.execute(
+                    "SELECT id, game_id, time, dice, source FROM rolls ORDER BY id").fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT id, game_id, time, dice, source FROM rolls WHERE game_id = ? "
+                    "ORDER BY id", (game_id,)).fetchall()
+        return [RollRecord(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
+
+    # --- upkeep --------------------------------------------------------------------------
+
+    @property
+    def journal_mode(self) -> str:
+        with self._lock:
+            return self._db.execute("PRAGMA journal_mode").fetchone()[0]
+
+    def backup(self, dest: str | Path) -> None:
+        """Write a consistent copy of the store to `dest` while it is in use."""
+        target = sqlite3.connect(str(dest))
+        try:
+            with self._lock:
+                self._db.backup(target)
+        finally:
+            target.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on an exception)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")
+
+
+def _game(row: tuple) -> GameRecord:
+    return GameRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5],
+                      row[6], row[7])
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value
+
+
+def _dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_default)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"the {what} cannot be stored as JSON ({exc}): {value!r}") from None
+
+
+def _default(value: Any) -> Any:
+    # numpy scalars and arrays (a detector's boxes and confidences) and tuples of them
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-able")

@@ -1,5 +1,298 @@
-"""Subcommands: detect, evaluate, bench, calibrate."""
+"""Subcommands: detect, evaluate, bench, calibrate.
+
+Heavy imports (onnxruntime through vision.detector) happen inside the handlers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+DEFAULT_COLOURS_PATH = Path("~/.local/share/dicetable/colours.json")
 
 
 def register(sub) -> None:
     """Add this module's subcommands to the `dicetable` parser."""
+    p = sub.add_parser("detect", help="read the dice in photos: one JSON line per image",
+                       description="Find the dice in images (files or folders) and read their top faces.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of images")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", dest="fmt", action="store_const", const="json",
+                     help="one JSON line per image (the default)")
+    fmt.add_argument("--text", dest="fmt", action="store_const", const="text", help="one readable line per image")
+    p.set_defaults(fmt="json")
+    _common(p)
+    p.add_argument("--colours", metavar="PATH", help="a colour table saved by `dicetable calibrate`")
+    p.set_defaults(handler=detect_command)
+
+    p = sub.add_parser("evaluate", help="score the model on labelled photo folders",
+                       description="Detect the dice of labelled folders (images + annotations.json) and print "
+                                   "the shared scorer's metrics as one JSON line per folder.")
+    p.add_argument("folders", nargs="+", metavar="FOLDER")
+    p.add_argument("--split", choices=["all", "train", "val"], default="all",
+                   help="which images: all, or the train/validation split (sorted names, every "
+                        "VAL_EVERY-th is validation); default all")
+    p.add_argument("--val-every", type=int, default=5, help="validation split period (default 5)")
+    p.add_argument("--detections", metavar="FILE", help="also write the detections (JSON lines) here")
+    _common(p)
+    p.set_defaults(handler=evaluate_command)
+
+    p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice",
+                       description="Median and 90th percentile ms per 640x480 frame with 10 rendered dice, "
+                                   "end to end after decoding, with 1 and 4 threads; peak memory.")
+    p.add_argument("--runs", type=int, default=50, help="timed runs per thread count (default 50)")
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 4], help="thread counts (default 1 4)")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.set_defaults(handler=bench_command)
+
+    p = sub.add_parser("calibrate", help="learn this table's die colours from one photo per colour",
+                       description="For each colour, one photo of a throw of that colour's dice: the dice are "
+                                   "found and their colours learnt; the table is saved for `detect --colours`.")
+    p.add_argument("--colour", nargs=2, action="append", metavar=("NAME", "IMAGE"), required=True,
+                   help="a colour name and a photo of dice of that colour; repeat per colour")
+    p.add_argument("--out", metavar="PATH", default=str(DEFAULT_COLOURS_PATH),
+                   help=f"where to save the table (default {DEFAULT_COLOURS_PATH})")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.set_defaults(handler=calibrate_command)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=int, default=1, help="inference threads (default 1)")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+
+
+def image_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """Images named by `paths` (files, or folders whose images are taken in name order),
+    and error messages for paths that are neither."""
+    out: list[Path] = []
+    errors: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES))
+        elif p.is_file():
+            out.append(p)
+        else:
+            errors.append(f"{raw}: no such file or folder")
+    return out, errors
+
+
+def dice_json(raw) -> dict:
+    """One die as `detect --json` prints it: an unsure face (0 inside the library) is
+    reported as its most likely face, with its lower confidence."""
+    return {
+        "box": [round(float(v), 1) for v in raw.box],
+        "face": int(raw.face or raw.best_face),
+        "colour": raw.colour,
+        "confidence": round(float(raw.confidence), 4),
+    }
+
+
+def _detector(args, colours=None):
+    from vision.detector import Detector, ModelMissingError
+
+    try:
+        return Detector(model_dir=args.models, threads=args.threads, colours=colours)
+    except ModelMissingError as exc:
+        print(f"dicetable: {exc}", file=sys.stderr)
+        return None
+
+
+def _load_colours(path: str | None):
+    if not path:
+        return None
+    from vision.colours import ColourTable
+
+    return ColourTable.load(path)
+
+
+def detect_command(args) -> int:
+    import cv2
+
+    colours = None
+    if args.colours:
+        try:
+            colours = _load_colours(args.colours)
+        except (OSError, ValueError) as exc:
+            print(f"dicetable detect: cannot load the colour table {args.colours}: {exc}", file=sys.stderr)
+            return 2
+    det = _detector(args, colours)
+    if det is None:
+        return 2
+    files, errors = image_paths(args.paths)
+    for e in errors:
+        print(f"dicetable detect: {e}", file=sys.stderr)
+    failed = bool(errors)
+    for f in files:
+        img = cv2.imread(str(f), cv2.IMREAD_COLOR)
+        if img is None:
+            print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
+            failed = True
+            continue
+        dice = [dice_json(r) for r in det.detect_raw(img)]
+        if args.fmt == "json":
+            print(json.dumps({"image": f.name, "dice": dice}), flush=True)
+        else:
+            faces = " ".join(f"{d['face']}{'(' + d['colour'] + ')' if d['colour'] else ''}" for d in dice)
+            print(f"{f.name}: {len(dice)} dice, total {sum(d['face'] for d in dice)}: {faces}", flush=True)
+    return 1 if failed else 0
+
+
+def evaluate_command(args) -> int:
+    import cv2
+
+    from vision import evaluate
+
+    det = _detector(args, colours=False)
+    if det is None:
+        return 2
+    status = 0
+    out = open(args.detections, "w") if args.detections else None
+    try:
+        for folder in args.folders:
+            try:
+                gt = evaluate.select(evaluate.load_annotations(folder), args.split, args.val_every)
+            except (OSError, ValueError) as exc:
+                print(f"dicetable evaluate: {exc}", file=sys.stderr)
+                status = 1
+                continue
+            dets: dict = {}
+            for name in sorted(gt):
+                img = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+                if img is None:
+                    print(f"dicetable evaluate: cannot read {folder}/{name}; counted as no output", file=sys.stderr)
+                    status = 1
+                    continue
+                dets[name] = [dice_json(r) for r in det.detect_raw(img)]
+                if out:
+                    out.write(json.dumps({"image": name, "dice": dets[name]}) + "\n")
+            result = {"folder": str(folder), "split": args.split, **evaluate.score(gt, dets)}
+            print(json.dumps(result), flush=True)
+    finally:
+        if out:
+            out.close()
+    return status
+
+
+def bench_command(args) -> int:
+    try:
+        report = run_bench(model_dir=args.models, runs=args.runs, threads=args.threads)
+    except FileNotFoundError as exc:
+        print(f"dicetable bench: {exc}", file=sys.stderr)
+        return 2
+    print(format_bench(report))
+    print(json.dumps(report))
+    return 0
+
+
+def bench_frames(n_frames: int = 8, n_dice: int = 10, seed: int = 0):
+    """640x480 frames with `n_dice` dice of the default palette, rendered by vision.synth."""
+    import numpy as np
+
+    from vision import synth
+    from vision.colours import DEFAULT_PALETTE
+
+    rng = np.random.default_rng(seed)
+    names = list(DEFAULT_PALETTE)
+    frames = []
+    for _ in range(n_frames):
+        places = synth.layout(n_dice, rng, (640, 480), 48)
+        dice = [(names[int(rng.integers(0, len(names)))], int(rng.integers(1, 7)), x, y, a) for x, y, a in places]
+        frames.append(synth.render_table(dice, rng, (640, 480), 48)[0])
+    return frames
+
+
+def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5) -> dict:
+    """Median and p90 ms of Detector.detect() per frame for each thread count."""
+    import platform
+    import resource
+    import time
+
+    import cv2
+    import numpy as np
+    import onnxruntime
+
+    from vision.detector import Detector
+
+    frames = bench_frames()
+    report: dict = {"frame": "640x480, 10 dice (vision.synth.render_table)", "runs": runs, "results": []}
+    for n in threads:
+        det = Detector(model_dir=model_dir, threads=n)
+        for i in range(warmup):
+            det.detect(frames[i % len(frames)])
+        times = []
+        found = []
+        for i in range(runs):
+            f = frames[i % len(frames)]
+            t0 = time.perf_counter()
+            dice = det.detect(f)
+            times.append((time.perf_counter() - t0) * 1000)
+            found.append(len(dice))
+        report["results"].append({
+            "threads": n, "median_ms": round(float(np.median(times)), 2),
+            "p90_ms": round(float(np.percentile(times, 90)), 2),
+            "mean_dice_found": round(float(np.mean(found)), 2),
+        })
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.lower().startswith(("model name", "hardware", "model\t")):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    report["machine"] = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+                         "numpy": np.__version__, "opencv": cv2.__version__,
+                         "onnxruntime": onnxruntime.__version__}
+    return report
+
+
+def format_bench(report: dict) -> str:
+    m = report["machine"]
+    lines = [f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}, "
+             f"opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
+             f"frame: {report['frame']}, {report['runs']} timed runs per thread count"]
+    for r in report["results"]:
+        lines.append(f"threads {r['threads']}: median {r['median_ms']} ms, p90 {r['p90_ms']} ms, "
+                     f"{r['mean_dice_found']} dice found per frame")
+    lines.append(f"peak memory (max RSS): {report['peak_rss_mb']} MB")
+    return "\n".join(lines)
+
+
+def calibrate_command(args) -> int:
+    import cv2
+
+    from vision import colours as colours_mod
+
+    det = _detector(argparse.Namespace(models=args.models, threads=1), colours=False)
+    if det is None:
+        return 2
+    samples = []
+    for name, path in args.colour:
+        img = cv2.imread(path, cv2.IMREAD_COLOR)
+        if img is None:
+            print(f"dicetable calibrate: cannot read {path} as an image (for colour {name})", file=sys.stderr)
+            return 1
+        boxes = [d.box for d in det.detect(img)]
+        if not boxes:
+            print(f"dicetable calibrate: no dice found in {path} (for colour {name}); "
+                  "take a top-down photo of a throw of that colour's dice", file=sys.stderr)
+            return 1
+        print(f"{name}: {len(boxes)} dice in {path}", file=sys.stderr)
+        samples.append((name, img, boxes))
+    calibrate = getattr(colours_mod, "calibrate", None) or colours_mod.ColourTable.calibrate
+    try:
+        table = calibrate(samples)
+    except ValueError as exc:
+        print(f"dicetable calibrate: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.save(out)
+    print(f"colour table saved to {out}; use it with `dicetable detect --colours {out}`")
+    return 0

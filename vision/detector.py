@@ -1,7 +1,36 @@
-"""The ONNX dice detector: preprocessing, inference, decoding."""
+"""The ONNX dice detector: preprocessing, inference, decoding.
+
+Two small models from `models/` (see models/MODEL.md):
+1. `dice_detector.onnx`, a tiny CenterNet on the whole frame resized so that its longer
+   side is 384 px (padded to a multiple of 32 with grey): a centre heatmap, the log box
+   size and the sub-cell offset at stride 4, decoded here (sigmoid, 3x3 peak picking,
+   threshold, boxes mapped back to the image's own pixels);
+2. `dice_classifier.onnx`, a tiny CNN on 48x48 crops around each found die (side 1.25x
+   the box, cut from the full-resolution image), all crops in one batch: "not a die" or
+   the top face 1-6.
+
+A die's confidence = detector score x classifier probability of its best face. A die
+whose best face is unsure (probability < `face_min`) is kept with face 0 (unreadable,
+e.g. cocked); `detect_raw()` still gives its best guess.
+
+Only numpy, OpenCV and onnxruntime: no torch here.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DET_LONG = 384
+STRIDE = 4
+CROP = 48
+CROP_EXPAND = 1.25
+PAD_VALUE = 114
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+DETECTOR_FILE = "dice_detector.onnx"
+CLASSIFIER_FILE = "dice_classifier.onnx"
 
 
 @dataclass(frozen=True)
@@ -14,3 +43,193 @@ class Detection:
     face: int
     confidence: float
     colour: str | None = None
+
+
+@dataclass(frozen=True)
+class RawDetection:
+    """Everything the models said about one die: `best_face` is the most likely face
+    even when `face` is 0 (unsure); `face_probs` are the probabilities of faces 1-6
+    given that it is a die; `die_prob` = 1 - P(not a die)."""
+
+    box: tuple[float, float, float, float]
+    face: int
+    best_face: int
+    confidence: float
+    det_score: float
+    die_prob: float
+    face_probs: tuple[float, ...]
+    colour: str | None = None
+
+    def detection(self) -> Detection:
+        return Detection(self.box, self.face, self.confidence, self.colour)
+
+
+class ModelMissingError(FileNotFoundError):
+    """The ONNX files are not where the detector looks for them."""
+
+
+class Detector:
+    """Finds six-sided dice in BGR images and reads their top faces.
+
+    `model_dir`: folder with the two ONNX files (default: the package's models/);
+    `threads`: onnxruntime intra-op threads; `colours`: a `vision.colours.ColourTable`
+    naming each die's colour (default: `ColourTable.default()`; pass False for none).
+    """
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
+                 score_threshold: float = 0.3, die_threshold: float = 0.5, face_min: float = 0.6):
+        import onnxruntime as ort
+
+        d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
+        paths = [d / DETECTOR_FILE, d / CLASSIFIER_FILE]
+        for p in paths:
+            if not p.is_file():
+                raise ModelMissingError(
+                    f"{p} not found: the dice models ship in models/ of the dicetable source; "
+                    "pass model_dir= (or --models) pointing at a folder with "
+                    f"{DETECTOR_FILE} and {CLASSIFIER_FILE}, or retrain (models/MODEL.md)")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = max(1, int(threads))
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.log_severity_level = 3
+        prov = ["CPUExecutionProvider"]
+        self._det = ort.InferenceSession(str(paths[0]), so, providers=prov)
+        self._cls = ort.InferenceSession(str(paths[1]), so, providers=prov)
+        self.score_threshold = score_threshold
+        self.die_threshold = die_threshold
+        self.face_min = face_min
+        if colours is None:
+            colours = _default_colours()
+        self.colours = colours or None
+
+    # -- stage 1: the heatmap detector ---------------------------------------------------
+
+    def _prepare(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = image.shape[:2]
+        scale = DET_LONG / max(h, w)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        small = cv2.resize(image, (nw, nh), interpolation=interp)
+        pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
+        canvas = np.full((ph, pw, 3), PAD_VALUE, np.uint8)
+        canvas[:nh, :nw] = small
+        x = canvas.astype(np.float32).transpose(2, 0, 1)[None]
+        return np.ascontiguousarray(x), scale
+
+    def _find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate boxes (N x 4, image pixels) and their scores."""
+        x, scale = self._prepare(image)
+        heat, size, off = self._det.run(None, {"image": x})
+        heat = 1.0 / (1.0 + np.exp(-heat[0, 0]))
+        peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero((heat >= peaks) & (heat >= self.score_threshold))
+        if len(xs) == 0:
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+        scores = heat[ys, xs]
+        cx = (xs + off[0, 0, ys, xs]) * STRIDE
+        cy = (ys + off[0, 1, ys, xs]) * STRIDE
+        bw = np.exp(size[0, 0, ys, xs]) * STRIDE
+        bh = np.exp(size[0, 1, ys, xs]) * STRIDE
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1) / scale
+        h, w = image.shape[:2]
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+        order = np.argsort(-scores)
+        boxes, scores = boxes[order], scores[order]
+        # Two peaks for one die (rare): drop a weaker one whose centre lies deep inside a
+        # stronger box.
+        keep: list[int] = []
+        for i in range(len(scores)):
+            c = (boxes[i, :2] + boxes[i, 2:]) / 2
+            dup = False
+            for j in keep:
+                cj = (boxes[j, :2] + boxes[j, 2:]) / 2
+                sj = boxes[j, 2:] - boxes[j, :2]
+                if abs(c[0] - cj[0]) < 0.3 * sj[0] and abs(c[1] - cj[1]) < 0.3 * sj[1]:
+                    dup = True
+                    break
+            if not dup:
+                keep.append(i)
+        return boxes[keep].astype(np.float32), scores[keep].astype(np.float32)
+
+    # -- stage 2: the crop classifier ------------------------------------------------------
+
+    def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        out = np.empty((len(boxes), CROP, CROP, 3), np.uint8)
+        for i, b in enumerate(boxes):
+            side = max(b[2] - b[0], b[3] - b[1], 4.0) * CROP_EXPAND
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+            s = max(2, int(round(side)))
+            x1, y1 = x0 + s, y0 + s
+            sx0, sy0, sx1, sy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            region = image[sy0:sy1, sx0:sx1]
+            if sx0 != x0 or sy0 != y0 or sx1 != x1 or sy1 != y1:
+                region = cv2.copyMakeBorder(region, sy0 - y0, y1 - sy1, sx0 - x0, x1 - sx1, cv2.BORDER_REPLICATE)
+            interp = cv2.INTER_AREA if s > CROP else cv2.INTER_LINEAR
+            out[i] = cv2.resize(region, (CROP, CROP), interpolation=interp)
+        return out
+
+    def _classify(self, crops: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2))
+        (logits,) = self._cls.run(None, {"crops": x})
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    # -- the whole reading -------------------------------------------------------------
+
+    def detect_raw(self, image_bgr: np.ndarray) -> list[RawDetection]:
+        """All dice with the models' full opinion (see RawDetection)."""
+        image = _as_bgr(image_bgr)
+        boxes, scores = self._find(image)
+        if len(boxes) == 0:
+            return []
+        probs = self._classify(self._crops(image, boxes))
+        out: list[RawDetection] = []
+        for b, sc, p in zip(boxes, scores, probs):
+            die_prob = 1.0 - float(p[0])
+            if die_prob < self.die_threshold:
+                continue
+            faces = p[1:] / max(die_prob, 1e-6)
+            best = int(np.argmax(faces)) + 1
+            fp = float(faces[best - 1])
+            face = best if fp >= self.face_min else 0
+            box = tuple(float(v) for v in b)
+            colour = None
+            if self.colours is not None:
+                colour = self.colours.name(image, box)
+            out.append(RawDetection(box=box, face=face, best_face=best, confidence=float(sc) * float(p[best]),
+                                    det_score=float(sc), die_prob=die_prob,
+                                    face_probs=tuple(float(v) for v in faces), colour=colour))
+        return out
+
+    def detect(self, image_bgr: np.ndarray) -> list[Detection]:
+        """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
+        boxes in the image's own pixels."""
+        return [r.detection() for r in self.detect_raw(image_bgr)]
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise TypeError("detect() takes a uint8 numpy image (BGR, as cv2.imread gives)")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")
+    if min(image.shape[:2]) < 16:
+        raise ValueError(f"image of {image.shape[1]}x{image.shape[0]} px is too small to hold dice")
+    return image
+
+
+def _default_colours():
+    """The colour engineer's default table, or None while vision.colours has none yet."""
+    try:
+        from vision.colours import ColourTable
+    except ImportError:
+        return None
+    return ColourTable.default()

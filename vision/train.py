@@ -1,0 +1,579 @@
+"""Train the two dice models and export them to ONNX (needs the `train` extra: torch, onnx).
+
+    python -m vision.train --out models --real /path/byler-d6/train:val_every=5 \\
+        --centres /path/matteop65-webcam/train --minutes 35
+
+- detector (`dice_detector.onnx`): a tiny CenterNet; input a 1x3xHxW float BGR image
+  (0-255, H and W multiples of 32, longer side ~384), outputs at stride 4: `heatmap`
+  (1 channel, logits), `size` (log of box width and height in input pixels / 4),
+  `offset` (sub-cell centre offset, 0..1).
+- classifier (`dice_classifier.onnx`): Nx3x48x48 BGR crops (0-255) around each detected
+  box (side 1.25 x the box's longer side), 7 logits: "not a die", faces 1..6.
+
+Training data: synthetic scenes from `vision.synth` (pre-rendered once into a pool, then
+augmented), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
+dice; with val_every the validation images are left out) and `--centres DIR` (boxes
+around the pip pattern only: used for detector centres, without size, and for face crops
+with an estimated die size). torch is imported by this module only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import evaluate, synth
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as exc:  # pragma: no cover - only without the train extra
+    raise SystemExit("training needs torch: pip install -e '.[train]' (torch is not needed to detect)") from exc
+
+DET_LONG = 384  # detector input: longer side
+STRIDE = 4
+CROP = 48  # classifier input side
+CROP_EXPAND = 1.25
+NOT_A_DIE = 0
+
+
+# ---------------------------------------------------------------------------------------
+# Models
+
+
+class CBR(nn.Module):
+    """Conv + BatchNorm + ReLU, with `fuse()` folding the BatchNorm into the conv."""
+
+    def __init__(self, ci: int, co: int, k: int = 3, s: int = 1, groups: int = 1, act: bool = True):
+        super().__init__()
+        self.conv = nn.Conv2d(ci, co, k, s, k // 2, groups=groups, bias=False)
+        self.bn: nn.Module = nn.BatchNorm2d(co)
+        self.act: nn.Module = nn.ReLU(inplace=True) if act else nn.Identity()
+
+    def forward(self, x):
+        return self.act(self.bn(self.conv(x)))
+
+    def fuse(self) -> None:
+        if isinstance(self.bn, nn.Identity):
+            return
+        bn = self.bn
+        w = self.conv.weight
+        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+        conv = nn.Conv2d(self.conv.in_channels, self.conv.out_channels, self.conv.kernel_size,
+                         self.conv.stride, self.conv.padding, groups=self.conv.groups, bias=True)
+        conv.weight.data = w * scale.reshape(-1, 1, 1, 1)
+        conv.bias.data = bn.bias - bn.running_mean * scale
+        self.conv = conv
+        self.bn = nn.Identity()
+
+
+def dws(ci: int, co: int, s: int = 1) -> nn.Sequential:
+    """Depthwise-separable block."""
+    return nn.Sequential(CBR(ci, ci, 3, s, groups=ci), CBR(ci, co, 1))
+
+
+class DiceDetector(nn.Module):
+    """Tiny CenterNet: channels 16-24-32-48-64, a top-down path back to stride 4."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = CBR(3, 16, 3, 2)
+        self.s4 = nn.Sequential(dws(16, 24, 2), dws(24, 24))
+        self.s8 = nn.Sequential(dws(24, 32, 2), dws(32, 32))
+        self.s16 = nn.Sequential(dws(32, 48, 2), dws(48, 48))
+        self.s32 = nn.Sequential(dws(48, 64, 2), dws(64, 64))
+        self.lat16 = CBR(64, 48, 1)
+        self.lat8 = CBR(48, 32, 1)
+        self.lat4 = CBR(32, 24, 1)
+        self.ref16 = dws(48, 48)
+        self.ref8 = dws(32, 32)
+        self.ref4 = dws(24, 24)
+        self.head = nn.Sequential(CBR(24, 24, 3, groups=24), CBR(24, 32, 1))
+        self.out = nn.Conv2d(32, 5, 1)
+        nn.init.constant_(self.out.bias, 0.0)
+        with torch.no_grad():
+            self.out.bias[0] = -2.19
+
+    def forward(self, x):
+        x = (x - 128.0) * (1.0 / 64.0)
+        x = self.stem(x)
+        c4 = self.s4(x)
+        c8 = self.s8(c4)
+        c16 = self.s16(c8)
+        c32 = self.s32(c16)
+        p16 = self.ref16(F.interpolate(self.lat16(c32), scale_factor=2.0, mode="nearest") + c16)
+        p8 = self.ref8(F.interpolate(self.lat8(p16), scale_factor=2.0, mode="nearest") + c8)
+        p4 = self.ref4(F.interpolate(self.lat4(p8), scale_factor=2.0, mode="nearest") + c4)
+        o = self.out(self.head(p4))
+        return o[:, 0:1], o[:, 1:3], torch.sigmoid(o[:, 3:5])
+
+
+class DiceClassifier(nn.Module):
+    """Tiny CNN on 48x48 crops: 7 logits (not a die, faces 1-6)."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(
+            CBR(3, 16, 3, 1), CBR(16, 24, 3, 2),  # 24
+            CBR(24, 32, 3, 1), CBR(32, 48, 3, 2),  # 12
+            CBR(48, 48, 3, 1), CBR(48, 64, 3, 2),  # 6
+            CBR(64, 96, 3, 1),
+        )
+        self.fc = nn.Linear(96, 7)
+
+    def forward(self, x):
+        x = (x - 128.0) * (1.0 / 64.0)
+        x = self.body(x)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+def fuse_all(model: nn.Module) -> None:
+    for m in model.modules():
+        if isinstance(m, CBR):
+            m.fuse()
+
+
+# ---------------------------------------------------------------------------------------
+# Data
+
+
+class Sample:
+    """One training photo: image, whole-die boxes (N x 4, may be empty), faces, and
+    whether the boxes hold sizes (False: centres only, e.g. boxes around pips)."""
+
+    def __init__(self, image: np.ndarray, boxes: np.ndarray, faces: np.ndarray, has_size: bool = True):
+        self.image = image
+        self.boxes = boxes.astype(np.float32).reshape(-1, 4)
+        self.faces = faces.astype(np.int64).reshape(-1)
+        self.has_size = has_size
+
+
+def load_real(spec: str, has_size: bool = True) -> list[Sample]:
+    """A labelled folder `DIR[:val_every=K]`: its training images (validation left out)."""
+    folder, _, opt = spec.partition(":")
+    val_every = 0
+    if opt:
+        key, _, value = opt.partition("=")
+        if key != "val_every" or not value.isdigit():
+            raise SystemExit(f"cannot read {spec!r}: expected DIR or DIR:val_every=K")
+        val_every = int(value)
+    gt = evaluate.load_annotations(folder)
+    names = evaluate.split(gt, val_every)[0] if val_every else sorted(gt)
+    out = []
+    for name in names:
+        img = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+        if img is None:
+            print(f"warning: cannot read {folder}/{name}, skipped", file=sys.stderr)
+            continue
+        d = np.array(gt[name]["dice"], np.float32).reshape(-1, 5)
+        boxes, faces = d[:, :4], d[:, 4].astype(np.int64)
+        if not has_size:
+            boxes = pip_boxes_to_die_boxes(boxes, faces)
+        out.append(Sample(img, boxes, faces, has_size))
+    print(f"{folder}: {len(out)} training images, {sum(len(s.faces) for s in out)} dice", flush=True)
+    return out
+
+
+def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Estimated whole-die boxes from boxes around the pip pattern: about 1.7x the pattern
+    for 2-6; for a 1 (one pip), the image's typical die size."""
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * 1.7
+    others = side[faces != 1]
+    typical = float(np.median(others)) if len(others) else None
+    for i in np.where(faces == 1)[0]:
+        bs = max(boxes[i, 2] - boxes[i, 0], boxes[i, 3] - boxes[i, 1])
+        side[i] = typical if typical else (bs * 1.2 if bs > 30 else bs * 4.5)
+    h = side / 2
+    return np.stack([cx - h, cy - h, cx + h, cy + h], 1)
+
+
+def synth_pool(n: int, seed: int) -> list[Sample]:
+    rng = np.random.default_rng(seed)
+    out = []
+    t0 = time.time()
+    for i in range(n):
+        sc = synth.random_scene(rng)
+        boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
+        faces = np.array([lb[1] for lb in sc.labels], np.int64)
+        out.append(Sample(sc.image, boxes, faces))
+        if (i + 1) % 500 == 0:
+            print(f"synthetic pool: {i + 1}/{n} scenes ({time.time() - t0:.0f} s)", flush=True)
+    return out
+
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool = True) -> np.ndarray:
+    """Hue shift, saturation, brightness, contrast, channel shuffles, grey: float32 in, out."""
+    if rng.random() < 0.5:
+        hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV).astype(np.float32)
+        hsv[..., 0] = (hsv[..., 0] + rng.uniform(0, 180 if strong else 20)) % 180
+        hsv[..., 1] *= rng.uniform(0.5, 1.4)
+        img = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    if strong and rng.random() < 0.2:
+        img = img[..., rng.permutation(3)]
+    if rng.random() < 0.08:
+        g = img.mean(axis=2, keepdims=True)
+        img = np.repeat(g, 3, axis=2)
+    c = rng.uniform(0.6, 1.4)
+    b = rng.uniform(-40, 40)
+    m = img.mean()
+    img = (img - m) * c + m + b
+    img = img * rng.uniform(0.85, 1.15, 3).astype(np.float32)
+    if rng.random() < 0.3:
+        img = img + rng.normal(0, rng.uniform(2, 10), img.shape).astype(np.float32)
+    if rng.random() < 0.2:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))
+    return img
+
+
+def det_example(s: Sample, rng: np.random.Generator, size: int):
+    """One detector training crop (size x size) and its stride-4 targets."""
+    img = s.image
+    h, w = img.shape[:2]
+    # Scale as at inference (longer side -> DET_LONG) times a random zoom (0.5-2x).
+    zoom = math.exp(rng.uniform(math.log(0.5), math.log(2.0)))
+    sc = DET_LONG / max(h, w) * zoom
+    ang = float(rng.choice([0, 90, 180, 270])) + (rng.uniform(-20, 20) if rng.random() < 0.3 else 0.0)
+    flip = rng.random() < 0.5
+    # Affine: source -> crop. Centre of the crop on a random point of the (scaled) image.
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    if len(s.boxes) and rng.random() < 0.7:
+        b = s.boxes[int(rng.integers(0, len(s.boxes)))]
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-size / 3, size / 3) / sc
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-size / 3, size / 3) / sc
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, sc)
+    M[0, 2] += size / 2 - cx
+    M[1, 2] += size / 2 - cy
+    if flip:
+        M[0] = -M[0]
+        M[0, 2] += size
+    interp = cv2.INTER_AREA if sc < 0.7 else cv2.INTER_LINEAR
+    if sc < 0.7:
+        # Downscale first (area) to avoid aliasing, then the affine at ~1x.
+        small = cv2.resize(img, (max(1, int(w * sc)), max(1, int(h * sc))), interpolation=cv2.INTER_AREA)
+        S = np.array([[small.shape[1] / w, 0, 0], [0, small.shape[0] / h, 0], [0, 0, 1]], np.float64)
+        M2 = M @ np.linalg.inv(S)
+        out = cv2.warpAffine(small, M2, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                             borderValue=(114, 114, 114))
+    else:
+        out = cv2.warpAffine(img, M, (size, size), flags=interp, borderMode=cv2.BORDER_CONSTANT,
+                             borderValue=(114, 114, 114))
+    out = colour_jitter(out.astype(np.float32), rng)
+    g = size // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    sizes = np.zeros((2, g, g), np.float32)
+    offs = np.zeros((2, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    if len(s.boxes):
+        corners = np.stack([s.boxes[:, [0, 1]], s.boxes[:, [2, 1]], s.boxes[:, [2, 3]], s.boxes[:, [0, 3]]], 1)
+        pts = corners.reshape(-1, 2) @ M[:, :2].T + M[:, 2]
+        pts = pts.reshape(-1, 4, 2)
+        # A rotated box's axis-aligned hull overstates the die by up to 1.41x at 45 deg;
+        # shrink towards the centre by the rotation's excess.
+        rad = math.radians(ang % 90)
+        excess = abs(math.cos(rad)) + abs(math.sin(rad))
+        yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+        for p in pts:
+            c = p.mean(0)
+            bw = (p[:, 0].max() - p[:, 0].min()) / excess
+            bh = (p[:, 1].max() - p[:, 1].min()) / excess
+            gx, gy = c[0] / STRIDE, c[1] / STRIDE
+            if not (0 <= gx < g and 0 <= gy < g) or bw < 4 or bh < 4:
+                continue
+            sigma = max(0.6, min(bw, bh) / STRIDE / 5.0)
+            gauss = np.exp(-((xx - gx + 0.5) ** 2 + (yy - gy + 0.5) ** 2) / (2 * sigma * sigma))
+            np.maximum(heat, gauss, out=heat)
+            ix, iy = int(gx), int(gy)
+            heat[iy, ix] = 1.0
+            offs[:, iy, ix] = (gx - ix, gy - iy)
+            if s.has_size:
+                sizes[:, iy, ix] = (math.log(bw / STRIDE), math.log(bh / STRIDE))
+                mask[iy, ix] = 1.0
+            else:
+                mask[iy, ix] = 0.0
+                offs[:, iy, ix] = (gx - ix, gy - iy)
+    return out, heat, sizes, offs, mask
+
+
+def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
+    """One classifier crop (CROP x CROP, float32) and its class (0 = not a die)."""
+    img = s.image
+    h, w = img.shape[:2]
+    n = len(s.boxes)
+    if not negative and n:
+        i = int(rng.integers(0, n))
+        b = s.boxes[i]
+        bw, bh = b[2] - b[0], b[3] - b[1]
+        side = max(bw, bh) * CROP_EXPAND * math.exp(rng.uniform(-0.15, 0.15))
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-0.07, 0.07) * side
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
+        label = int(s.faces[i])
+    else:
+        label = NOT_A_DIE
+        sizes = (s.boxes[:, 2:] - s.boxes[:, :2]).max(1) if n else np.array([rng.uniform(20, 120)])
+        side = float(np.median(sizes)) * CROP_EXPAND * math.exp(rng.uniform(-0.5, 0.5))
+        for _ in range(20):
+            if n and rng.random() < 0.5:
+                # Next to a die: shifted by more than half a die.
+                b = s.boxes[int(rng.integers(0, n))]
+                d = max(b[2] - b[0], b[3] - b[1])
+                t = rng.uniform(0, 2 * math.pi)
+                r = d * rng.uniform(0.6, 1.2)
+                cx, cy = (b[0] + b[2]) / 2 + r * math.cos(t), (b[1] + b[3]) / 2 + r * math.sin(t)
+            else:
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            if n == 0:
+                break
+            cc = (s.boxes[:, :2] + s.boxes[:, 2:]) / 2
+            dd = (s.boxes[:, 2:] - s.boxes[:, :2]).max(1)
+            if np.all(np.hypot(cc[:, 0] - cx, cc[:, 1] - cy) > 0.55 * dd):
+                break
+        else:
+            return None
+    ang = rng.uniform(0, 360)
+    sc = CROP / side
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, sc)
+    M[0, 2] += CROP / 2 - cx
+    M[1, 2] += CROP / 2 - cy
+    if rng.random() < 0.5:
+        M[0] = -M[0]
+        M[0, 2] += CROP
+    if sc < 0.6:
+        # Area-downscale the region first, as inference does for big dice.
+        x0, y0 = int(max(cx - side, 0)), int(max(cy - side, 0))
+        x1, y1 = int(min(cx + side, w)), int(min(cy + side, h))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            return None
+        f = sc * 1.5
+        region = cv2.resize(img[y0:y1, x0:x1], (max(2, int((x1 - x0) * f)), max(2, int((y1 - y0) * f))),
+                            interpolation=cv2.INTER_AREA)
+        T = np.array([[region.shape[1] / (x1 - x0), 0, -x0 * region.shape[1] / (x1 - x0)],
+                      [0, region.shape[0] / (y1 - y0), -y0 * region.shape[0] / (y1 - y0)], [0, 0, 1]])
+        M = M @ np.linalg.inv(T)
+        src = region
+    else:
+        src = img
+    out = cv2.warpAffine(src, M, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = colour_jitter(out.astype(np.float32), rng)
+    return out, label
+
+
+# ---------------------------------------------------------------------------------------
+# Training loops
+
+
+def focal_loss(logits, target):
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (target > 0.999).float()
+    neg = 1 - pos
+    pl = -torch.log(p) * (1 - p) ** 2 * pos
+    nl = -torch.log(1 - p) * p ** 2 * (1 - target) ** 4 * neg
+    npos = pos.sum().clamp(min=1)
+    return (pl.sum() + nl.sum()) / npos
+
+
+def export_detector(model: DiceDetector, path: Path) -> None:
+    import copy
+    m = copy.deepcopy(model).eval()
+    fuse_all(m)
+    x = torch.zeros(1, 3, 288, 384)
+    _onnx_export(m, x, path, ["image"], ["heatmap", "size", "offset"],
+                 {"image": {0: "n", 2: "h", 3: "w"}, "heatmap": {0: "n", 2: "gh", 3: "gw"},
+                  "size": {0: "n", 2: "gh", 3: "gw"}, "offset": {0: "n", 2: "gh", 3: "gw"}})
+
+
+def export_classifier(model: DiceClassifier, path: Path) -> None:
+    import copy
+    m = copy.deepcopy(model).eval()
+    fuse_all(m)
+    x = torch.zeros(2, 3, CROP, CROP)
+    _onnx_export(m, x, path, ["crops"], ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
+
+
+def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
+    tmp = path.with_suffix(".tmp.onnx")
+    kwargs = dict(input_names=inputs, output_names=outputs, dynamic_axes=axes, opset_version=17,
+                  do_constant_folding=True)
+    try:
+        torch.onnx.export(m, (x,), str(tmp), dynamo=False, **kwargs)
+    except TypeError:
+        torch.onnx.export(m, (x,), str(tmp), **kwargs)
+    os.replace(tmp, path)
+
+
+def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
+    rng = np.random.default_rng(args.seed)
+    model = DiceDetector()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    if ckpt.exists() and args.resume:
+        st = torch.load(ckpt, weights_only=True)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step = int(st["step"])
+        print(f"detector: resumed at step {step}", flush=True)
+    budget = args.minutes_detector * 60
+    t0 = time.time()
+    last_save = t0
+    weights = np.array([wt for _, wt in data], np.float64)
+    weights /= weights.sum()
+    total_steps_est = None
+    model.train()
+    while True:
+        el = time.time() - t0
+        if el > budget:
+            break
+        # Cosine learning rate over the time budget.
+        frac = min(1.0, el / budget)
+        for gp in opt.param_groups:
+            gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+        xs, hs, ss, os_, ms = [], [], [], [], []
+        for _ in range(args.det_batch):
+            src = data[int(rng.choice(len(data), p=weights))][0]
+            s = src[int(rng.integers(0, len(src)))]
+            x, hm, sz, of, mk = det_example(s, rng, args.det_size)
+            xs.append(x.transpose(2, 0, 1)); hs.append(hm[None]); ss.append(sz); os_.append(of); ms.append(mk[None])
+        x = torch.from_numpy(np.stack(xs))
+        hm = torch.from_numpy(np.stack(hs))
+        sz = torch.from_numpy(np.stack(ss))
+        of = torch.from_numpy(np.stack(os_))
+        mk = torch.from_numpy(np.stack(ms))
+        ph, ps, po = model(x)
+        lh = focal_loss(ph, hm)
+        centre = (hm > 0.999).float()
+        npos = centre.sum().clamp(min=1)
+        ls = (torch.abs(ps - sz) * mk).sum() / mk.sum().clamp(min=1)
+        lo = (torch.abs(po - of) * centre).sum() / npos
+        loss = lh + ls + lo
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 25 == 0:
+            print(f"detector step {step} {el / 60:.1f} min loss {loss.item():.3f} heat {lh.item():.3f} "
+                  f"size {ls.item():.3f} off {lo.item():.3f}", flush=True)
+        if time.time() - last_save > args.save_every * 60:
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+            export_detector(model, out / "dice_detector.onnx")
+            last_save = time.time()
+            print(f"detector: saved at step {step}", flush=True)
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+    export_detector(model, out / "dice_detector.onnx")
+    print(f"detector: done, {step} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
+    rng = np.random.default_rng(args.seed + 1)
+    model = DiceClassifier()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    if ckpt.exists() and args.resume:
+        st = torch.load(ckpt, weights_only=True)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step = int(st["step"])
+        print(f"classifier: resumed at step {step}", flush=True)
+    budget = args.minutes_classifier * 60
+    t0 = time.time()
+    last_save = t0
+    weights = np.array([wt for _, wt in data], np.float64)
+    weights /= weights.sum()
+    model.train()
+    correct = seen = 0
+    while True:
+        el = time.time() - t0
+        if el > budget:
+            break
+        frac = min(1.0, el / budget)
+        for gp in opt.param_groups:
+            gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+        xs, ys = [], []
+        while len(xs) < args.cls_batch:
+            src = data[int(rng.choice(len(data), p=weights))][0]
+            s = src[int(rng.integers(0, len(src)))]
+            ex = crop_example(s, rng, negative=rng.random() < 0.2)
+            if ex is None:
+                continue
+            xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
+        x = torch.from_numpy(np.stack(xs))
+        y = torch.from_numpy(np.array(ys, np.int64))
+        logits = model(x)
+        loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        correct += int((logits.argmax(1) == y).sum())
+        seen += len(y)
+        step += 1
+        if step % 50 == 0:
+            print(f"classifier step {step} {el / 60:.1f} min loss {loss.item():.3f} acc {correct / seen:.3f}",
+                  flush=True)
+            correct = seen = 0
+        if time.time() - last_save > args.save_every * 60:
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+            export_classifier(model, out / "dice_classifier.onnx")
+            last_save = time.time()
+            print(f"classifier: saved at step {step}", flush=True)
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+    export_classifier(model, out / "dice_classifier.onnx")
+    print(f"classifier: done, {step} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="models", help="folder for the ONNX files (default: models)")
+    p.add_argument("--work", default="runs/train", help="checkpoints (default: runs/train)")
+    p.add_argument("--real", action="append", default=[], metavar="DIR[:val_every=K]",
+                   help="labelled folder, boxes around whole dice; repeatable")
+    p.add_argument("--centres", action="append", default=[], metavar="DIR",
+                   help="labelled folder whose boxes surround the pips only; repeatable")
+    p.add_argument("--what", choices=["both", "detector", "classifier"], default="both")
+    p.add_argument("--minutes-detector", type=float, default=40.0)
+    p.add_argument("--minutes-classifier", type=float, default=40.0)
+    p.add_argument("--pool", type=int, default=1500, help="synthetic scenes rendered once (default 1500)")
+    p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
+    p.add_argument("--det-batch", type=int, default=16)
+    p.add_argument("--det-size", type=int, default=256)
+    p.add_argument("--cls-batch", type=int, default=128)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--save-every", type=float, default=4.0, help="minutes between checkpoints")
+    p.add_argument("--resume", action="store_true")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    out, work = Path(args.out), Path(args.work)
+    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    real = [s for spec in args.real for s in load_real(spec, True)]
+    centres = [s for spec in args.centres for s in load_real(spec, False)]
+    pool = synth_pool(args.pool, args.seed + 100) if args.pool else []
+    rw = 1.0 - args.synth_weight
+    data: list[tuple[list[Sample], float]] = []
+    if pool:
+        data.append((pool, args.synth_weight))
+    if real:
+        data.append((real, rw * (0.75 if centres else 1.0)))
+    if centres:
+        data.append((centres, rw * (0.25 if real else 1.0)))
+    if not data:
+        raise SystemExit("no training data: give --pool > 0 or --real DIR")
+    json.dump(vars(args), open(work / "args.json", "w"), indent=1)
+    if args.what in ("both", "detector"):
+        train_detector(data, args, out, work / "detector.pt")
+    if args.what in ("both", "classifier"):
+        train_classifier(data, args, out, work / "classifier.pt")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

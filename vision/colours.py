@@ -8,7 +8,11 @@ How a die is measured (`describe`):
     body colour;
   * a ring just outside the box (from 10% to 40% of the die's size around it) gives the
     colour of the table around the die. A clear (see-through) die shows that table through
-    itself, so its body colour is close to the ring's.
+    itself, so its body colour is close to the ring's;
+  * glints: the share of the box's outer band (outside its inner 76%, where no pips lie)
+    that is much lighter than both the body and the table and nearly grey. Clear dice
+    light up along their edges; a white die on a white tray or a grey die on a grey board
+    does not.
 
 How a die is named (`ColourTable.name`):
   * each solid colour entry is an ellipsoid in lightness / chroma / hue around its
@@ -20,11 +24,12 @@ How a die is named (`ColourTable.name`):
   * the default scales are wide in lightness (light varies) and narrower in hue (a white
     balance shift moves hue little for strongly coloured dice), see `DEFAULT_SCALES`.
   * see-through rule: a die whose body is within `SEE_THROUGH_DISTANCE` (CIE76 delta E)
-    of its surroundings shows the table through it. It is "clear" when the table knows
-    "clear" and no solid colour accepts it. When a solid colour accepts it too (a white die
-    on a white tray looks exactly like a clear die there) it is unknown (None) if the table
-    knows "clear", else that solid colour. Calibration refuses a colour whose dice look
-    like the surface when "clear" is calibrated too: use a tray that contrasts with them.
+    of its surroundings looks like the table. With glints (at least `CLEAR_MIN_GLINTS`) it
+    is "clear" when the table knows "clear", else unknown. Without glints it is a solid die
+    on a surface of nearly its own colour, or a dull clear die: unknown when the table knows
+    "clear" (a white die on a white tray), else the solid colour that accepts it (or
+    unknown). Calibration refuses a colour whose dice look like the surface when "clear"
+    is calibrated too: use a tray that contrasts with the dice.
 """
 from __future__ import annotations
 
@@ -66,28 +71,34 @@ DEFAULT_SCALES: dict[str, tuple[float, float, float]] = {
     "green": (24.0, 32.0, 22.0),
     "blue": (24.0, 30.0, 22.0),
     "purple": (22.0, 32.0, 18.0),
-    "pink": (18.0, 24.0, 18.0),
-    "white": (20.0, 14.0, 14.0),
-    "black": (18.0, 14.0, 14.0),
+    "pink": (20.0, 28.0, 20.0),
+    "white": (22.0, 16.0, 16.0),
+    "black": (16.0, 14.0, 14.0),
 }
 #: Where the default white and black are centred (L, a, b): a white die in a photo is
 #: rarely at the camera's white point, a black one is lifted by reflections.
 DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
     "white": (85.0, 0.0, 0.0),
-    "black": (20.0, 0.0, 0.0),
+    "black": (18.0, 0.0, 0.0),
 }
 
 #: Body colour within this CIE76 distance of the surroundings: the die is see-through.
 SEE_THROUGH_DISTANCE = 12.0
+#: A glint pixel is this much lighter (L) than both body and surroundings, and greyish.
+GLINT_LIGHTER = 20.0
+GLINT_MAX_CHROMA = 25.0
+#: Share of glint pixels in the box's outer band that marks a clear die's lit edges.
+CLEAR_MIN_GLINTS = 0.04
 
 #: Calibration: an entry's scale on each axis is max(CALIBRATION_K * spread, floor).
 CALIBRATION_K = 3.0
-CALIBRATION_FLOORS = (14.0, 12.0, 12.0)
+CALIBRATION_FLOORS = (20.0, 20.0, 14.0)
 #: Two calibrated colours whose ellipsoids would overlap (centre distance measured with
 #: the sum of both scales below this) are refused as too close to tell apart.
 CALIBRATION_MIN_SEPARATION = 1.0
 
 _INNER = 0.70  # the central part of the box that is measured
+_BAND = 0.76  # the outer band of the box (outside its central 76%) is searched for glints
 _RING = (0.10, 0.40)  # ring around the box, as fractions of the die's size
 _KEEP = 0.60  # fraction of pixels nearest the median kept as body in each round
 
@@ -106,7 +117,8 @@ class ColourDescriptor:
     `lab` is the body colour (L, a, b), `chroma` and `hue` (degrees) derive from it,
     `background` is the median Lab colour of the ring around the die (None when the die
     fills the image), `background_distance` the CIE76 distance between them (inf without
-    a background) and `see_through` whether it is below `SEE_THROUGH_DISTANCE`.
+    a background) and `see_through` whether it is below `SEE_THROUGH_DISTANCE`; `glints`
+    is the share of the box's outer band lit like a clear die's edges.
     """
 
     lab: tuple[float, float, float]
@@ -114,10 +126,16 @@ class ColourDescriptor:
     hue: float
     background: tuple[float, float, float] | None
     background_distance: float
+    glints: float = 0.0
 
     @property
     def see_through(self) -> bool:
         return self.background_distance <= SEE_THROUGH_DISTANCE
+
+    @property
+    def clear_like(self) -> bool:
+        """Looks like the table and glints along its edges: a clear die."""
+        return self.see_through and self.glints >= CLEAR_MIN_GLINTS
 
 
 def _lab(image_bgr: np.ndarray) -> np.ndarray:
@@ -182,8 +200,27 @@ def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
         background = np.median(ring, axis=0)
         background_distance = float(np.linalg.norm(body - background))
         background_t: tuple[float, float, float] | None = tuple(float(v) for v in background)
+        lightest = max(float(body[0]), float(background[0]))
     else:
-        background_t, background_distance = None, math.inf
+        background_t, background_distance, lightest = None, math.inf, float(body[0])
+    bx0, by0, bx1, by1 = _clip_box((x0, y0, x1, y1), 0.0, width, height)
+    band = np.zeros(lab.shape[:2], dtype=bool)
+    band[by0 - oy0 : by1 - oy0, bx0 - ox0 : bx1 - ox0] = True
+    shrink = (1.0 - _BAND) / 2.0
+    cx0, cy0, cx1, cy1 = _clip_box(
+        (x0 + shrink * (x1 - x0), y0 + shrink * (y1 - y0), x1 - shrink * (x1 - x0), y1 - shrink * (y1 - y0)),
+        0.0,
+        width,
+        height,
+    )
+    band[cy0 - oy0 : cy1 - oy0, cx0 - ox0 : cx1 - ox0] = False
+    band_pixels = lab[band]
+    glints = 0.0
+    if len(band_pixels):
+        lit = (band_pixels[:, 0] > lightest + GLINT_LIGHTER) & (
+            np.hypot(band_pixels[:, 1], band_pixels[:, 2]) < GLINT_MAX_CHROMA
+        )
+        glints = float(lit.mean())
     L, a, b = (float(v) for v in body)
     return ColourDescriptor(
         lab=(L, a, b),
@@ -191,6 +228,7 @@ def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
         hue=math.degrees(math.atan2(b, a)) % 360.0,
         background=background_t,
         background_distance=background_distance,
+        glints=glints,
     )
 
 
@@ -274,11 +312,11 @@ class ColourTable:
         if not descriptor.see_through:
             return best
         clear = next((e.name for e in self.entries if e.see_through), None)
+        if descriptor.clear_like:
+            return clear  # None when the table knows no clear dice
         if clear is None:
             return best  # a solid die on a cloth of nearly its own colour
-        if best is None:
-            return clear
-        return None  # white die on a white tray, or a clear die: cannot tell which
+        return None  # a white die on a white tray, or a dull clear die: cannot tell which
 
     def name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
         """The colour name of the die in `box`, or None (unknown: far from every colour,
@@ -319,11 +357,12 @@ class ColourTable:
                 )
             see_through = sum(d.see_through for d in descriptors)
             if name == CLEAR:
-                if see_through < len(descriptors):
+                dull = sum(not d.clear_like for d in descriptors)
+                if dull:
                     raise ColourTableError(
-                        f"{len(descriptors) - see_through} of the {len(descriptors)} clear dice do "
-                        "not show the table through them: calibrate clear dice alone, on the "
-                        "table's own surface"
+                        f"{dull} of the {len(descriptors)} clear dice do not show the table "
+                        "through them with lit edges: calibrate clear dice alone, on the "
+                        "table's own surface, under the table's light"
                     )
                 entries.append(ColourEntry(CLEAR, see_through=True))
                 continue

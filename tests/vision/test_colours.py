@@ -1,0 +1,308 @@
+"""Colour naming, calibration and colour tables on dice drawn with OpenCV in the test."""
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.colours import (
+    DEFAULT_PALETTE,
+    ColourTable,
+    ColourTableError,
+    calibrate,
+    describe,
+)
+
+SIZE = (480, 640)  # rows, columns
+DIE = 56
+
+BACKGROUNDS = {
+    "green felt": (45, 95, 35),
+    "wood": (60, 105, 150),
+    "blue-grey felt": (85, 70, 55),
+    "grey board": (120, 120, 120),
+}
+ODD_COLOURS = {"teal": (128, 128, 0), "brown": (30, 70, 120), "grey": (128, 128, 128), "lime": (40, 230, 170)}
+SOLID = [name for name in DEFAULT_PALETTE if name != "clear"]
+PLACES = [(110, 110), (300, 120), (500, 130), (120, 360), (320, 350), (520, 370)]
+
+# Pip centres on a face of side 1 around its centre.
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+def table(background: str, rng: np.random.Generator) -> np.ndarray:
+    """A felt- or wood-like surface: base colour, grain or fibres, noise, uneven light."""
+    image = np.empty((*SIZE, 3), np.float32)
+    image[:] = BACKGROUNDS[background]
+    ys, xs = np.mgrid[0 : SIZE[0], 0 : SIZE[1]].astype(np.float32)
+    if background == "wood":
+        grain = 1.0 + 0.10 * np.sin(ys / 7.0 + 2.0 * np.sin(xs / 60.0))
+        image *= grain[..., None]
+    image += rng.normal(0.0, 6.0, image.shape).astype(np.float32)  # fibres
+    light = 0.9 + 0.2 * xs / SIZE[1]  # brighter to the right
+    image *= light[..., None]
+    return image
+
+
+def rounded_square(size: int, angle: float) -> np.ndarray:
+    """Mask (float 0..1) of a rounded square die, rotated by `angle` degrees."""
+    mask = np.zeros((size * 2, size * 2), np.float32)
+    c, h, r = size, size // 2, size // 6
+    cv2.rectangle(mask, (c - h + r, c - h), (c + h - r, c + h), 1.0, -1)
+    cv2.rectangle(mask, (c - h, c - h + r), (c + h, c + h - r), 1.0, -1)
+    for dx in (-h + r, h - r):
+        for dy in (-h + r, h - r):
+            cv2.circle(mask, (c + dx, c + dy), r, 1.0, -1, cv2.LINE_AA)
+    rotation = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+    return cv2.warpAffine(mask, rotation, mask.shape[::-1], flags=cv2.INTER_LINEAR)
+
+
+def draw_die(
+    image: np.ndarray,
+    colour_bgr: tuple[int, int, int] | None,
+    centre: tuple[int, int],
+    face: int,
+    rng: np.random.Generator,
+    size: int = DIE,
+) -> tuple[float, float, float, float]:
+    """Draw a die (colour None: a clear, see-through die) and return its box."""
+    angle = float(rng.uniform(0, 90))
+    mask = rounded_square(size, angle)
+    cx, cy = centre
+    y0, x0 = cy - size, cx - size
+    patch = image[y0 : y0 + 2 * size, x0 : x0 + 2 * size]
+    ys, xs = np.mgrid[-size:size, -size:size].astype(np.float32) / size
+    if colour_bgr is None:
+        # Clear: the table shows through, a little lighter, with bright edges.
+        body = patch * 0.92 + 18.0
+        edge = mask - cv2.erode(mask, np.ones((5, 5), np.uint8))
+        glint = 0.8 * np.clip(edge, 0, 1)[..., None]  # the light, reflected along the edges
+        body = body * (1 - glint) + 250.0 * glint
+        pip_colour = np.array((235, 235, 235), np.float32)
+    else:
+        shade = 1.0 - 0.12 * (xs + ys) / 2.0  # lit from the top left
+        body = np.array(colour_bgr, np.float32) * shade[..., None]
+        body = body * rng.uniform(0.9, 1.05)
+        light = sum(colour_bgr) / 3 > 150
+        pip_colour = np.array((30, 30, 30) if light else (235, 235, 235), np.float32)
+    body = body + rng.normal(0.0, 4.0, body.shape).astype(np.float32)
+    # pips, rotated with the die
+    pips = np.zeros(mask.shape, np.float32)
+    theta = math.radians(-angle)
+    for px, py in PIPS[face]:
+        ox, oy = px * 0.27 * size, py * 0.27 * size
+        rx, ry = ox * math.cos(theta) - oy * math.sin(theta), ox * math.sin(theta) + oy * math.cos(theta)
+        cv2.circle(pips, (int(size + rx), int(size + ry)), max(2, size // 12), 1.0, -1, cv2.LINE_AA)
+    body = body * (1 - pips[..., None]) + pip_colour * pips[..., None]
+    patch[:] = patch * (1 - mask[..., None]) + body * mask[..., None]
+    ys_m, xs_m = np.nonzero(mask > 0.5)
+    return (float(x0 + xs_m.min()), float(y0 + ys_m.min()), float(x0 + xs_m.max() + 1), float(y0 + ys_m.max() + 1))
+
+
+def finish(image: np.ndarray, white_balance=(1.0, 1.0, 1.0), gain: float = 1.0) -> np.ndarray:
+    """Apply the light (per-channel B, G, R gains) and quantise to an 8-bit BGR image."""
+    out = image * np.array(white_balance, np.float32) * gain
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def throw(colours, background: str, seed: int, white_balance=(1.0, 1.0, 1.0), gain: float = 1.0):
+    """An image of dice of the given BGR colours (None = clear) on a table, and their boxes."""
+    rng = np.random.default_rng(seed)
+    image = table(background, rng)
+    boxes = [
+        draw_die(image, colour, place, int(rng.integers(1, 7)), rng)
+        for colour, place in zip(colours, PLACES)
+    ]
+    return finish(image, white_balance, gain), boxes
+
+
+def bgr(name: str):
+    return None if name == "clear" else DEFAULT_PALETTE[name]
+
+
+WARM = (0.88, 1.0, 1.10)  # tungsten-ish: less blue, more red
+COOL = (1.08, 1.0, 0.92)
+
+
+# --- default palette ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("background", sorted(BACKGROUNDS))
+def test_default_palette_names_every_colour(background):
+    colours = ColourTable.default()
+    names = list(DEFAULT_PALETTE)
+    for seed in range(2):
+        for start in range(0, len(names), len(PLACES)):
+            group = names[start : start + len(PLACES)]
+            image, boxes = throw([bgr(n) for n in group], background, seed)
+            assert [colours.name(image, box) for box in boxes] == group
+
+
+@pytest.mark.parametrize("light", [WARM, COOL], ids=["warm", "cool"])
+def test_default_palette_tolerates_white_balance_and_dimmer_light(light):
+    colours = ColourTable.default()
+    image, boxes = throw([bgr(n) for n in SOLID[:6]], "wood", 7, light, gain=0.85)
+    assert [colours.name(image, box) for box in boxes] == SOLID[:6]
+    image, boxes = throw([bgr(n) for n in SOLID[6:]] + [None], "green felt", 8, light, gain=0.85)
+    assert [colours.name(image, box) for box in boxes] == SOLID[6:] + ["clear"]
+
+
+@pytest.mark.parametrize("background", sorted(BACKGROUNDS))
+def test_odd_colours_are_unknown_not_forced(background):
+    colours = ColourTable.default()
+    image, boxes = throw(list(ODD_COLOURS.values()), background, 3)
+    assert [colours.name(image, box) for box in boxes] == [None] * len(ODD_COLOURS)
+
+
+def test_clear_die_shows_the_table_through_it():
+    image, boxes = throw([None, DEFAULT_PALETTE["green"]], "green felt", 4)
+    clear, green = describe(image, boxes[0]), describe(image, boxes[1])
+    assert clear.see_through and clear.background is not None
+    assert not green.see_through
+    assert green.chroma > 40 and 120 < green.hue < 170
+
+
+def test_white_die_on_a_white_tray_is_unknown_rather_than_guessed():
+    rng = np.random.default_rng(5)
+    image = np.full((*SIZE, 3), 232.0, np.float32) + rng.normal(0, 3, (*SIZE, 3)).astype(np.float32)
+    box = draw_die(image, DEFAULT_PALETTE["white"], PLACES[0], 3, rng)
+    image = finish(image)
+    assert ColourTable.default().name(image, box) is None
+    without_clear = ColourTable([e for e in ColourTable.default().entries if e.name != "clear"])
+    assert without_clear.name(image, box) == "white"
+
+
+def test_box_outside_the_image_is_unknown():
+    image, _ = throw([], "wood", 0)
+    assert ColourTable.default().name(image, (700, 500, 760, 560)) is None
+    with pytest.raises(ValueError, match="empty"):
+        describe(image, (10, 10, 10, 40))
+
+
+def test_default_table_names():
+    assert ColourTable.default().names() == list(DEFAULT_PALETTE)
+
+
+# --- calibration -------------------------------------------------------------------------
+
+SEATS = ["red", "orange", "blue", "green", "yellow", "white"]
+
+
+def calibration_samples(names, background="wood", light=(1.0, 1.0, 1.0), seed=10, palette=None):
+    palette = palette or {}
+    samples = []
+    for k, name in enumerate(names):
+        colour = palette[name] if name in palette else bgr(name)
+        image, boxes = throw([colour] * 5, background, seed + k, light)
+        samples.append((name, image, boxes))
+    return samples
+
+
+def test_calibration_names_dice_thrown_later_under_other_light():
+    table_ = calibrate(calibration_samples(SEATS + ["clear"], light=WARM))
+    assert table_.names() == SEATS + ["clear"]
+    # the same warm light, then light drifting half way back to neutral, and dimmer
+    for seed, light in [(30, WARM), (31, (0.92, 1.0, 1.06)), (32, (0.95, 1.0, 1.04))]:
+        image, boxes = throw([bgr(n) for n in SEATS], "wood", seed, light, gain=0.9)
+        assert [table_.name(image, box) for box in boxes] == SEATS
+        image, boxes = throw([None, *ODD_COLOURS.values()], "wood", seed + 10, light)
+        assert [table_.name(image, box) for box in boxes] == ["clear"] + [None] * len(ODD_COLOURS)
+
+
+def test_calibration_learns_a_table_own_colours():
+    # Dice of colours the default palette does not know: calibration makes them nameable.
+    own = {"teal": ODD_COLOURS["teal"], "brown": ODD_COLOURS["brown"], "red": DEFAULT_PALETTE["red"]}
+    table_ = calibrate(calibration_samples(list(own), palette=own))
+    image, boxes = throw(list(own.values()) + [DEFAULT_PALETTE["yellow"]], "wood", 40)
+    assert [table_.name(image, box) for box in boxes] == ["teal", "brown", "red", None]
+
+
+def test_calibration_round_trip(tmp_path):
+    table_ = ColourTable.calibrate(calibration_samples(["red", "blue", "clear"]))
+    path = tmp_path / "colours.json"
+    table_.save(path)
+    loaded = ColourTable.load(path)
+    assert loaded.names() == ["red", "blue", "clear"]
+    assert loaded.entries == table_.entries
+    image, boxes = throw([bgr("blue"), bgr("red"), None], "wood", 50)
+    assert [loaded.name(image, b) for b in boxes] == ["blue", "red", "clear"]
+    assert json.loads(path.read_text())["format"] == "dicetable-colours"
+
+
+def test_too_close_colours_are_refused():
+    nearly_red = (35, 40, 185)
+    samples = calibration_samples(["red", "orange"], palette={"orange": nearly_red})
+    with pytest.raises(ColourTableError, match="red and orange look the same to the camera"):
+        calibrate(samples)
+
+
+def test_colour_without_dice_is_refused():
+    samples = calibration_samples(["red"])
+    image, _ = throw([], "wood", 0)
+    with pytest.raises(ColourTableError, match="no blue dice"):
+        calibrate(samples + [("blue", image, [])])
+
+
+def test_clear_dice_must_be_see_through():
+    image, boxes = throw([bgr("white")] * 3, "wood", 0)
+    with pytest.raises(ColourTableError, match="clear dice"):
+        calibrate([("clear", image, boxes)])
+
+
+def test_colour_that_looks_like_the_surface_is_refused_beside_clear():
+    # Green dice on a felt of their own green: they look as see-through as clear dice.
+    rng = np.random.default_rng(6)
+    image = np.empty((*SIZE, 3), np.float32)
+    image[:] = DEFAULT_PALETTE["green"]
+    boxes = [draw_die(image, DEFAULT_PALETTE["green"], place, 2, rng) for place in PLACES[:3]]
+    with pytest.raises(ColourTableError, match="green dice look like the table surface"):
+        calibrate([("green", finish(image), boxes)] + calibration_samples(["clear"]))
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("{not json", "not a readable JSON colour table"),
+        ('{"format": "something else"}', "not a colour table"),
+        ('{"format": "dicetable-colours", "version": 1, "colours": []}', "non-empty list"),
+        (
+            '{"format": "dicetable-colours", "version": 1, "colours": [{"name": "red", "lab": [1, 2]}]}',
+            "three numbers",
+        ),
+        (
+            '{"format": "dicetable-colours", "version": 1, "colours": '
+            '[{"name": "red", "lab": [40, 60, 40], "scales": [10, -1, 10]}]}',
+            "three positive numbers",
+        ),
+        (
+            '{"format": "dicetable-colours", "version": 1, "colours": '
+            '[{"name": "clear", "see_through": true}, {"name": "clear", "see_through": true}]}',
+            "more than once",
+        ),
+    ],
+)
+def test_malformed_table_file_is_refused_naming_the_file(tmp_path, content, problem):
+    path = tmp_path / "table-colours.json"
+    path.write_text(content)
+    with pytest.raises(ColourTableError, match=problem) as caught:
+        ColourTable.load(path)
+    assert str(path) in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_missing_table_file_says_to_calibrate(tmp_path):
+    with pytest.raises(ColourTableError, match="dicetable calibrate"):
+        ColourTable.load(tmp_path / "absent.json")

@@ -1,9 +1,10 @@
 """Sky City ALEA trap cards (トラップカード): their conditions, the deck file, exact odds.
 
 A condition is text, parsed once at load into a small tree whose nodes test face
-counts. Every test takes an integer array ``counts`` of shape (M, 6) -- column f-1 is
-the number of dice showing f -- and returns M booleans, so the engine (M = 1, the
-table) and the odds (M = every possible throw of n dice) share one implementation.
+counts. Every test takes an integer array ``counts`` of shape (6, M) -- row f-1 holds
+the number of dice showing f in each of M throws -- and returns M booleans, so the
+engine (M = 1, the table) and the odds (M = every possible throw of n dice) share one
+implementation.
 
 Condition grammar (one term, or terms joined by ``and`` / ``or``; ``and`` binds tighter):
 
@@ -83,7 +84,7 @@ class Faces(Condition):
 
     Digits are taken first; the letters then need pairwise different faces among what
     is left. Giving the largest letter group the face with the most dice left is always
-    best, so sorting both sides decides it without trying every assignment.
+    best, so comparing both sides sorted decides it without trying every assignment.
     """
 
     digits: tuple[int, ...]
@@ -94,12 +95,17 @@ class Faces(Condition):
         return "letters" if self.letters else "faces"
 
     def test(self, counts: np.ndarray) -> np.ndarray:
-        left = counts - np.asarray(self.digits)
-        result = np.all(left >= 0, axis=1)
+        result = np.ones(counts.shape[1], dtype=bool)
+        for f, d in enumerate(self.digits):
+            if d:
+                result &= counts[f] >= d
         if self.letters:
-            k = len(self.letters)
-            most = -np.sort(-left, axis=1)[:, :k]
-            result &= np.all(most >= np.asarray(self.letters), axis=1)
+            left = counts - np.asarray(self.digits, dtype=counts.dtype)[:, None] if any(self.digits) else counts
+            # Sorted residuals r1 >= r2 >= ... cover the letters iff, for each letter
+            # size m, at least (number of letters of size >= m) faces have m or more left.
+            for m in sorted(set(self.letters)):
+                needed = sum(1 for x in self.letters if x >= m)
+                result &= (left >= m).sum(axis=0) >= needed
         return result
 
 
@@ -109,7 +115,10 @@ class Total(Condition):
     kind = "total"
 
     def test(self, counts: np.ndarray) -> np.ndarray:
-        return counts @ np.arange(1, 7) >= self.at_least
+        total = counts[0].astype(np.int32)
+        for f in range(1, 6):
+            total = total + (f + 1) * counts[f]
+        return total >= self.at_least
 
 
 @dataclass(frozen=True)
@@ -119,7 +128,7 @@ class AnyOf(Condition):
     kind = "any_of"
 
     def test(self, counts: np.ndarray) -> np.ndarray:
-        return counts[:, [f - 1 for f in self.faces]].sum(axis=1) >= self.at_least
+        return counts[[f - 1 for f in self.faces]].sum(axis=0) >= self.at_least
 
 
 @dataclass(frozen=True)
@@ -129,7 +138,7 @@ class CountIs(Condition):
     kind = "count_is"
 
     def test(self, counts: np.ndarray) -> np.ndarray:
-        return np.isin(counts[:, self.face - 1], self.values)
+        return np.isin(counts[self.face - 1], self.values)
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,7 @@ class CountMore(Condition):
     kind = "count_more"
 
     def test(self, counts: np.ndarray) -> np.ndarray:
-        return counts[:, self.face - 1] > counts[:, self.than - 1]
+        return counts[self.face - 1] > counts[self.than - 1]
 
 
 @dataclass(frozen=True)
@@ -330,10 +339,10 @@ def load_deck(path: str | Path | None = None) -> tuple[Card, ...]:
 
 
 def counts_of(faces: Iterable[int]) -> np.ndarray:
-    """The (1, 6) count array of a set of faces."""
-    counts = np.zeros((1, 6), dtype=np.int64)
+    """The (6, 1) count array of one set of faces."""
+    counts = np.zeros((6, 1), dtype=np.int16)
     for face in faces:
-        counts[0, face - 1] += 1
+        counts[face - 1, 0] += 1
     return counts
 
 
@@ -378,7 +387,7 @@ def _throws(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for f in range(1, 6):
         running = running + counts[:, f]
         weight = weight * binom[running, counts[:, f]]
-    return counts, weight & 0xFFFFFFFF, weight >> 32
+    return np.ascontiguousarray(counts.T.astype(np.int16)), weight & 0xFFFFFFFF, weight >> 32
 
 
 @lru_cache(maxsize=None)

@@ -1,5 +1,362 @@
-"""Subcommands: demo, run."""
+"""Subcommands: demo, run, bench-table; and `build()`, which wires the appliance together.
+
+`dicetable demo` is the whole appliance on a laptop: gpiozero's mock pins (the pages'
+virtual buttons press them), the synthetic camera (the page's throw control renders the
+dice that are due) read back through the real detector, a fresh data directory, and a
+game of ALEA already started so the seat links can be printed.
+
+`dicetable run` is the appliance on the Pi: real pins, the configured camera, logs to
+stderr for journald, SIGTERM/SIGINT shut it down cleanly.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger("dicetable")
+
+SERVER_THREADS = 8
 
 
 def register(sub) -> None:
     """Add this module's subcommands to the `dicetable` parser."""
+    demo = sub.add_parser("demo", help="the whole appliance on a laptop (synthetic camera, mock pins)",
+                          description="Run the appliance with a synthetic camera, mock seat buttons "
+                          "(virtual buttons on the page) and a game of ALEA ready to play.")
+    demo.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
+    demo.add_argument("--host", default="127.0.0.1",
+                      help="address to serve on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN in)")
+    demo.add_argument("--seats", type=int, default=None, metavar="N",
+                      help="play with the first N seats of the config (3 to 5 for ALEA; default: all)")
+    demo.add_argument("--config", default=None, metavar="PATH", help="a config file (default: laptop defaults)")
+    demo.add_argument("--data-dir", default=None, metavar="DIR",
+                      help="keep games here (default: a temporary folder removed at exit)")
+    demo.add_argument("--no-browser", action="store_true", help="do not open the status page in a browser")
+    demo.add_argument("--seed", type=int, default=None, help="seed of the demo game")
+    demo.set_defaults(handler=demo_main)
+
+    run = sub.add_parser("run", help="the appliance on the Pi (real camera and seat buttons)",
+                         description="Serve the table: configured camera, real GPIO pins, the pages.")
+    run.add_argument("--config", default=None, metavar="PATH",
+                     help="the config file (default: laptop defaults; see dicetable.example.toml)")
+    run.set_defaults(handler=run_main)
+
+    bench = sub.add_parser("bench-table", help="latency from a settled roll to a phone, and memory",
+                           description="Start the demo appliance in-process, play settled rolls and "
+                           "time each one until an SSE client has the new view; report peak RSS.")
+    bench.add_argument("--rolls", type=int, default=50, help="settled rolls to time (default 50)")
+    bench.add_argument("--detector-seconds", type=float, default=20.0,
+                       help="seconds of the demo camera loop with the real detector (default 20)")
+    bench.set_defaults(handler=lambda args: __import__("pi.bench", fromlist=["main"]).main(args))
+
+
+# ---------------------------------------------------------------------- wiring
+
+
+@dataclass
+class Appliance:
+    """Everything one running table holds; `close()` releases it in order."""
+
+    config: Any
+    store: Any
+    table: Any
+    app: Any
+    panel: Any = None
+    synthetic: Any = None
+    notes: list[str] = field(default_factory=list)
+    _server: Any = None
+    _server_thread: threading.Thread | None = None
+    _tmp: Any = None
+
+    def serve_in_thread(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Serve the pages from a background thread; returns the port."""
+        server = make_server(self.app, host, port)
+        self._server = server
+        self._server_thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+        self._server_thread.start()
+        return server.effective_port
+
+    def close(self) -> None:
+        self.table.stop()
+        if self._server is not None:
+            stop_server(self._server)
+            if self._server_thread is not None:
+                self._server_thread.join(timeout=5)
+        if self.panel is not None:
+            self.panel.close()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+
+def make_server(app: Any, host: str, port: int) -> Any:
+    """A waitress server (not yet running). Each open live page holds one thread while
+    it waits; see pi/README.md for what that means for the number of phones."""
+    from waitress.server import create_server
+
+    return create_server(app, host=host, port=port, threads=SERVER_THREADS, ident="dicetable",
+                         channel_timeout=3600)
+
+
+def stop_server(server: Any) -> None:
+    from waitress import wasyncore
+
+    server.close()
+    try:
+        wasyncore.close_all(server._map)
+    except Exception:  # already closed
+        pass
+    server.task_dispatcher.shutdown(timeout=2)
+
+
+def build(
+    config: Any,
+    *,
+    demo: bool,
+    pin_factory: Any = None,
+    camera: Any = "config",
+    detector: Any = "auto",
+    settler: Any = "auto",
+    synthetic: Any = None,
+    panel_clock: Callable[[], float] | None = None,
+    animate: bool = True,
+    test_config: dict[str, Any] | None = None,
+) -> Appliance:
+    """Wire config, store, panel, camera, detector, settler, table and pages together.
+
+    `camera="config"` opens the configured source (retried when it fails); `None` runs
+    without a camera (dice typed on the host page). `detector="auto"` loads the shipped
+    model, or runs without one (typed dice) with a note when models/ has none.
+    """
+    from pi.store import Store
+    from pi.table import Table, colour_table_path
+    from pi.web import create_app
+
+    notes: list[str] = []
+    Path(config.data_dir).mkdir(parents=True, exist_ok=True)
+    store = Store(config.db_path)
+
+    if detector == "auto":
+        detector = load_detector(config, notes)
+    if settler == "auto":
+        settler = None
+        if detector is not None:
+            from vision.settle import Settler
+
+            settler = Settler()
+    if camera == "config":
+        camera, synthetic = open_configured_camera(config, notes, synthetic)
+
+    holder: dict[str, Any] = {}
+
+    def on_lock(seat: str, value: int) -> None:
+        holder["table"].on_panel_lock(seat, value)
+
+    panel = None
+    if pin_factory is not None or not demo:
+        from hardware.panel import SeatPanel
+
+        kwargs: dict[str, Any] = {"animate": animate}
+        if panel_clock is not None:
+            kwargs["clock"] = panel_clock
+        panel = SeatPanel(config.seats, pin_factory, on_lock, **kwargs)
+    table = Table(config, store, panel=panel, camera=camera, detector=detector, settler=settler,
+                  synthetic=synthetic)
+    holder["table"] = table
+    if detector is None and camera is not None:
+        table.warning = {
+            "en": "The dice model is missing (models/*.onnx): the demo applies thrown dice as typed dice.",
+            "ja": "ダイスのモデル（models/*.onnx）がありません。振ったダイスは入力として扱います。",
+        }
+    app_config = {"DEMO": demo, **(test_config or {})}
+    app = create_app(table, config, app_config)
+    appliance = Appliance(config, store, table, app, panel, synthetic, notes)
+    return appliance
+
+
+def load_detector(config: Any, notes: list[str]) -> Any:
+    """The shipped dice model with the table's calibrated colours; None with a note
+    when the model is not there (the game goes on with typed dice)."""
+    from pi.table import colour_table_path
+
+    try:
+        from vision.detector import Detector
+    except ImportError as exc:
+        notes.append(f"the dice detector is not available ({exc}); dice are typed on the host page")
+        return None
+    colours = None
+    path = colour_table_path(config)
+    if path.exists():
+        try:
+            from vision.colours import ColourTable
+
+            colours = ColourTable.load(path)
+        except (OSError, ValueError) as exc:
+            notes.append(f"{path}: cannot load the colour calibration ({exc}); using the default colours")
+    try:
+        return Detector(colours=colours)
+    except FileNotFoundError as exc:
+        notes.append(f"no dice model: {exc}. Thrown dice are applied as typed dice until the model is there.")
+        return None
+
+
+def open_configured_camera(config: Any, notes: list[str], synthetic: Any = None) -> tuple[Any, Any]:
+    """The configured frame source wrapped to retry, and the synthetic table if it is one."""
+    try:
+        from vision import camera as cam
+    except ImportError as exc:
+        notes.append(f"no camera support ({exc}); dice are typed on the host page")
+        return None, synthetic
+    cam_config = config.camera
+    if cam_config.source == "synthetic":
+        if synthetic is None:
+            synthetic = cam.SyntheticTable()
+        source = synthetic
+    else:
+        try:
+            source = cam.open_camera(cam_config)
+        except cam.CameraError as exc:
+            notes.append(f"camera: {exc}")
+            source = None
+    if source is None:
+        return None, synthetic
+    retrying = getattr(cam, "RetryingCamera", None)
+    if retrying is not None and cam_config.source != "synthetic":
+        try:
+            source = retrying(lambda: cam.open_camera(cam_config))
+        except TypeError:
+            pass
+    return source, synthetic
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------- commands
+
+
+def _setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _load_config(path: str | None) -> Any:
+    from pi.config import ConfigError, load
+
+    try:
+        return load(path)
+    except ConfigError as exc:
+        print(f"dicetable: config error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def demo_main(args: argparse.Namespace) -> int:
+    _setup_logging()
+    config = _load_config(args.config)
+    tmp = None
+    if args.data_dir:
+        config = dataclasses.replace(config, data_dir=Path(args.data_dir).expanduser())
+    elif args.config is None:
+        tmp = tempfile.TemporaryDirectory(prefix="dicetable-demo-")
+        config = dataclasses.replace(config, data_dir=Path(tmp.name))
+    seats = list(config.seats)
+    if args.seats is not None:
+        if not 1 <= args.seats <= len(seats):
+            print(f"dicetable: --seats {args.seats}: the config has {len(seats)} seats; "
+                  f"choose 1 to {len(seats)}", file=sys.stderr)
+            return 2
+        seats = seats[: args.seats]
+        config = dataclasses.replace(config, seats=tuple(seats))
+    config = dataclasses.replace(config, web=dataclasses.replace(config.web, host=args.host, port=args.port))
+    from gpiozero.pins.mock import MockFactory
+
+    appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
+    appliance._tmp = tmp
+    for note in appliance.notes:
+        log.warning("%s", note)
+    table = appliance.table
+    if not table.resume():
+        result = table.start_game("alea", [{"name": s.name, "colour": s.colour} for s in seats], {"deck": "dealt"},
+                                  args.seed)
+        if not result["ok"]:
+            print(f"dicetable: cannot start the demo game: {result['error']['en']}", file=sys.stderr)
+            appliance.close()
+            return 2
+    table.start()
+    return _serve(appliance, config.web.host, config.web.port, open_browser=not args.no_browser)
+
+
+def run_main(args: argparse.Namespace) -> int:
+    _setup_logging()
+    config = _load_config(args.config)
+    try:
+        appliance = build(config, demo=False)
+    except Exception as exc:  # a pin already in use, an unreadable data dir
+        print(f"dicetable: cannot start: {exc}", file=sys.stderr)
+        return 1
+    for note in appliance.notes:
+        log.warning("%s", note)
+    appliance.table.resume()
+    appliance.table.start()
+    return _serve(appliance, config.web.host, config.web.port, open_browser=False)
+
+
+def _print_addresses(appliance: Appliance, host: str, port: int) -> None:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    root = f"http://{shown}:{port}"
+    lines = [f"dicetable is serving on {root}/  (Ctrl+C stops it)",
+             f"  status page: {root}/",
+             f"  host page:   {root}/host   (PIN {appliance.config.host_pin})"]
+    record = appliance.table.record
+    if record is not None:
+        for seat in record.seats:
+            lines.append(f"  seat {seat['name']:<6} {root}/seat/{record.tokens[seat['name']]}")
+    print("\n".join(lines), flush=True)
+
+
+def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> int:
+    try:
+        server = make_server(appliance.app, host, port)
+    except OSError as exc:
+        print(f"dicetable: cannot serve on {host}:{port} ({exc}); choose another --port", file=sys.stderr)
+        appliance.close()
+        return 1
+    appliance._server = server
+
+    def shutdown(signum: int, frame: Any) -> None:
+        log.info("signal %s: shutting down", signum)
+        appliance.table.stop()
+        stop_server(server)
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    _print_addresses(appliance, host, server.effective_port)
+    if open_browser:
+        import webbrowser
+
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        threading.Timer(0.5, webbrowser.open, args=(f"http://{shown}:{server.effective_port}/",)).start()
+    try:
+        server.run()
+    except OSError:
+        pass  # the loop's sockets were closed by the signal handler
+    finally:
+        appliance._server = None
+        appliance.close()
+        log.info("stopped")
+    return 0

@@ -100,8 +100,15 @@ _NUMBERS_JA = "〇一二三四五六七八九十"
 
 
 def _count_words_en(counts: Mapping[str, int]) -> str:
-    parts = [f"{n} {'die of any colour' if c == '*' else c}" for c, n in counts.items() if n]
-    return _join_en(parts) if parts else "no dice"
+    """``{"red": 3, "blue": 2}`` -> "3 red and 2 blue dice"."""
+    parts = [f"{n} {'of any colour' if c == '*' else c}" for c, n in counts.items() if n]
+    if not parts:
+        return "no dice"
+    total = sum(n for n in counts.values() if n)
+    text = _join_en(parts)
+    if "*" in counts:
+        return text.replace(" of any colour", " dice of any colour" if counts["*"] != 1 else " die of any colour")
+    return f"{text} {'die' if total == 1 else 'dice'}"
 
 
 def _count_words_ja(counts: Mapping[str, int]) -> str:
@@ -139,6 +146,7 @@ class Table:
         clock: Callable[[], float] = time.monotonic,
         synthetic: Any = None,
         rng: random.Random | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -150,6 +158,7 @@ class Table:
         self.clock = clock
         self.synthetic = synthetic
         self.rng = rng or random.Random()
+        self.secret = secret if secret is not None else table_secret(config)
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self.version = 0
@@ -211,12 +220,11 @@ class Table:
             state = engine.setup(_engine_seats(seats), dict(options), seed)
         except ValueError as exc:  # SetupError
             return error(str(exc), f"ゲームを始められません: {exc}")
-        tokens = {s["name"]: secrets.token_urlsafe(16) for s in seats}
         with self._lock:
             if self.record is not None:
-                self.store.end_game(self.record.id)
-            game_id = self.store.new_game(game, seats, options, seed, tokens=tokens)
-            self.record = GameRecord(game_id, game, seats, options, seed, tokens)
+                self.store.end_game(self.record.id, self._winner())
+            game_id = self.store.new_game(game, seats, options, seed)
+            self.record = GameRecord(game_id, game, seats, options, seed, self._links(game_id, seats))
             self.engine, self.state = engine, state
             self._clear_round()
         self._after_change()
@@ -228,10 +236,9 @@ class Table:
         found = self.store.unfinished()
         if not found:
             return False
-        record = GameRecord(
-            found["id"], found["game"], list(found["seats"]), dict(found["options"] or {}),
-            int(found["seed"]), dict(found.get("tokens") or {}),
-        )
+        seats = [{"name": s["name"], "colour": s["colour"]} for s in found.seats]
+        record = GameRecord(found.id, found.game, seats, dict(found.options or {}), int(found.seed),
+                            self._links(found.id, seats))
         engine = self.engine_loader(record.game)
         state = self._replay(engine, record, self.store.events(record.id))
         with self._lock:
@@ -245,7 +252,7 @@ class Table:
         with self._lock:
             if self.record is None:
                 return _no_game()
-            self.store.end_game(self.record.id)
+            self.store.end_game(self.record.id, self._winner())
             self.record, self.engine, self.state = None, None, None
             self._clear_round()
         self._after_change()
@@ -264,6 +271,14 @@ class Table:
             self.accepted_ids = set()
         self._after_change()
         return ok()
+
+    def _winner(self) -> str | None:
+        return self._expects().get("winner") if self.state is not None else None
+
+    def _links(self, game_id: Any, seats: Sequence[Mapping[str, str]]) -> dict[str, str]:
+        """Each seat's private link token for this game: unguessable (an HMAC under the
+        table's secret key) and the same after a restart, without storing it."""
+        return {s["name"]: seat_token(self.secret, game_id, s["name"]) for s in seats}
 
     @staticmethod
     def _replay(engine: Any, record: GameRecord, events: Sequence[Mapping[str, Any]]) -> Any:
@@ -312,8 +327,10 @@ class Table:
             self._panel_open = kind == "declare"
         # Outside the table lock: the panel calls back into declare() from its own thread.
         if kind == "declare" and not was_open:
+            panel_seats = set(getattr(self.panel, "seats", ()) or ())
+            seats = [n for n in self.seat_names_in_game() if not panel_seats or n in panel_seats]
             self.panel.reset()
-            self.panel.open()
+            self.panel.open(seats)
         elif kind != "declare" and was_open:
             if self.state is None:
                 self.panel.reset()
@@ -404,7 +421,7 @@ class Table:
             self.last_roll, self.last_roll_frame, self.last_roll_time = dice, frame, time.time()
             game_id = self.record.id if self.record else None
             try:
-                self.store.record_roll(game_id, [d.as_dict() for d in dice])
+                self.store.record_roll(game_id, [d.as_dict() for d in dice], source="camera")
             except Exception as exc:  # statistics must never stop the game
                 log.warning("could not record a roll: %s", exc)
             result = self._roll_to_throw(dice)
@@ -516,8 +533,7 @@ class Table:
                 state = self.engine.apply(state, event)
             except IllegalEvent as exc:
                 return error(str(exc), _ja_refused(str(exc)))
-            self.store.undo_last(self.record.id)
-            self.store.append(self.record.id, event)
+            self.store.replace_last(self.record.id, event)
             self.state = state
             self.prompt = None
         self._after_change()
@@ -749,7 +765,10 @@ class Table:
         return self._stop.is_set()
 
     def _camera_loop(self) -> None:
-        from vision.camera import CameraError
+        try:
+            from vision.camera import CameraError
+        except ImportError:  # pragma: no cover - vision.camera is part of the package
+            CameraError = OSError  # noqa: N806
 
         while not self._stop.is_set():
             started = self.clock()
@@ -800,6 +819,40 @@ class Table:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def table_secret(config: Any) -> bytes:
+    """The table's secret key (seat links, host sessions), kept in the data directory so
+    links and logins survive a restart; a fresh one when the folder cannot keep it."""
+    from pathlib import Path
+
+    data_dir = getattr(config, "data_dir", None)
+    if data_dir is None:
+        return secrets.token_bytes(32)
+    path = Path(data_dir) / "secret.key"
+    try:
+        if path.exists():
+            key = bytes.fromhex(path.read_text().strip())
+            if len(key) >= 16:
+                return key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_bytes(32)
+        path.write_text(key.hex())
+        path.chmod(0o600)
+        return key
+    except (OSError, ValueError) as exc:
+        log.warning("cannot keep the table's key in %s (%s); seat links change at restart", path, exc)
+        return secrets.token_bytes(32)
+
+
+def seat_token(secret: bytes, game_id: Any, seat: str) -> str:
+    """The private link token of ``seat`` in game ``game_id`` (22 URL-safe characters, 128 bits)."""
+    import base64
+    import hashlib
+    import hmac
+
+    digest = hmac.new(secret, f"seat-link\0{game_id}\0{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
 
 
 def colour_table_path(config: Any) -> Any:

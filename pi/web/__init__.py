@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, jsonify, render_template, request
@@ -20,30 +19,21 @@ from pi.web import i18n
 log = logging.getLogger(__name__)
 
 
-def _secret_key(config: Any) -> str:
-    """A session key kept in the data directory, so host logins survive a restart."""
-    data_dir = getattr(config, "data_dir", None)
-    if data_dir is None:
-        return secrets.token_hex(32)
-    path = Path(data_dir) / "session.key"
-    try:
-        if path.exists():
-            return path.read_text().strip()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_hex(32)
-        path.write_text(key)
-        path.chmod(0o600)
-        return key
-    except OSError as exc:
-        log.warning("cannot keep the session key in %s (%s); host logins end at restart", path, exc)
-        return secrets.token_hex(32)
+def _secret_key(table: Any) -> str:
+    """The session key, derived from the table's secret (kept in the data directory), so
+    host logins survive a restart."""
+    import hashlib
+    import hmac
+
+    secret = getattr(table, "secret", None) or secrets.token_bytes(32)
+    return hmac.new(secret, b"flask-session", hashlib.sha256).hexdigest()
 
 
 def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = None) -> Flask:
     """The Flask app of the table's pages."""
     app = Flask(__name__)
     app.config.update(
-        SECRET_KEY=_secret_key(config),
+        SECRET_KEY=_secret_key(table),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         DEMO=False,

@@ -1,0 +1,115 @@
+"""Fixtures of the appliance tests: config, store, a table with mock pins and a fake clock,
+the Flask app and its client, and helpers that build settled rolls."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Iterable
+
+import pytest
+
+from pi import config as config_module
+
+SEATS3 = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chie", "colour": "green"}]
+
+
+class FakeClock:
+    """A clock the tests move by hand (the panel measures presses with it)."""
+
+    def __init__(self, t: float = 1000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+@pytest.fixture
+def config(tmp_path):
+    base = config_module.load(None)
+    return dataclasses.replace(base, data_dir=tmp_path / "data", seats=base.seats[:3], host_pin="4821")
+
+
+@pytest.fixture
+def store(config):
+    from pi.store import Store
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    s = Store(config.db_path)
+    yield s
+    close = getattr(s, "close", None)
+    if close:
+        close()
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def panel_and_table(config, store, clock):
+    """A table with a real SeatPanel on gpiozero's MockFactory (fake clock, no LED thread)."""
+    from gpiozero.pins.mock import MockFactory
+
+    from hardware.panel import SeatPanel
+    from pi.table import Table
+
+    holder: dict[str, Any] = {}
+    panel = SeatPanel(config.seats, MockFactory(), lambda seat, value: holder["t"].on_panel_lock(seat, value),
+                      clock=clock, animate=False)
+    table = Table(config, store, panel=panel)
+    holder["t"] = table
+    yield panel, table
+    table.stop()
+    panel.close()
+
+
+@pytest.fixture
+def table(config, store):
+    """A table without panel or camera (phones and typed dice only)."""
+    from pi.table import Table
+
+    t = Table(config, store)
+    yield t
+    t.stop()
+
+
+_ids = itertools.count(1000)
+
+
+def roll_of(dice: Iterable[tuple[str | None, int]], status: str = "new", cocked: Iterable[int] = (),
+            keep: Iterable[Any] = ()) -> Any:
+    """A settled roll as vision.settle reports it: ``keep`` (earlier TrackedDie values) lie
+    still, ``dice`` (colour, face) are new; indices in ``cocked`` are unreadable."""
+    from vision.settle import Roll, TrackedDie
+
+    cocked = set(cocked)
+    out = [dataclasses.replace(d, status="still") for d in keep]
+    for i, (colour, face) in enumerate(dice):
+        x = 50.0 * (len(out) + 1)
+        out.append(TrackedDie(next(_ids), colour, 0 if i in cocked else face, (x, 40.0, x + 40, 80.0),
+                              0.4 if i in cocked else 0.97, status, i in cocked))
+    return Roll(tuple(out), 0.0)
+
+
+def press(panel: Any, clock: FakeClock, seat: str, hold: float = 0.1) -> None:
+    """One press of a seat's (mock) button, held for ``hold`` seconds of the fake clock."""
+    pin = panel.button_pin(seat)
+    pin.drive_low()
+    clock.advance(hold)
+    pin.drive_high()
+    clock.advance(0.1)
+
+
+def declare_on_button(panel: Any, clock: FakeClock, seat: str, value: int) -> None:
+    for _ in range(value):
+        press(panel, clock, seat)
+    press(panel, clock, seat, hold=1.5)  # hold to lock
+
+
+def dice_for(expects: dict[str, Any], faces: Iterable[int]) -> list[tuple[str, int]]:
+    faces = iter(faces)
+    return [(c, next(faces)) for c, n in expects["dice"].items() for _ in range(n)]

@@ -1,0 +1,322 @@
+"""The table loop: declarations from buttons and phones, settled rolls turned into throws,
+prompts for unexpected dice, typed and corrected throws, undo, and resume after a restart."""
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+import pytest
+
+from pi.table import Table
+from tests.pi.conftest import SEATS3, declare_on_button, dice_for, roll_of
+
+
+def _expects(table: Table) -> dict:
+    return table.engine.expects(table.state)
+
+
+def _events(table: Table, store) -> list:
+    return store.events(table.record.id)
+
+
+def test_whole_game_with_buttons_phones_and_camera(panel_and_table, store, clock):
+    panel, table = panel_and_table
+    assert table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=7)["ok"]
+    rng = random.Random(3)
+    throws = rounds = 0
+    last = None  # the dice lying on the table
+    while _expects(table)["kind"] != "over":
+        exp = _expects(table)
+        assert rounds < 60, "the game should end"
+        if exp["kind"] == "declare":
+            rounds += 1
+            last = None  # the dice were collected at the end of the round
+            assert {panel.led(s) for s in exp["seats"]} == {"entering"}
+            # Aki uses the button, Ben and Chie their phones; values 1-3 keep the game moving.
+            declare_on_button(panel, clock, "Aki", rng.randint(1, 3))
+            assert panel.led("Aki") == "locked"
+            assert table.declare("Ben", rng.randint(0, 3), "phone")["ok"]
+            assert panel.led("Ben") == "locked"  # the phone's lock shows on the seat's LED
+            assert table.declare("Chie", rng.randint(1, 3), "phone")["ok"]
+            assert panel.led("Aki") == "revealed"
+        elif exp["kind"] == "throw":
+            keep = [] if exp.get("reroll") or "*" in exp["dice"] or last is None else list(last.dice)
+            if exp.get("reroll") or "*" in exp["dice"]:
+                counts = exp["dice"]
+                if "*" in counts:
+                    counts = {"red": counts["*"]}
+                dice = [(c, rng.randint(1, 6)) for c, n in counts.items() for _ in range(n)]
+            else:
+                dice = dice_for(exp, (rng.randint(1, 6) for _ in range(30)))
+            last = roll_of(dice, keep=keep)
+            result = table.settled_roll(last)
+            assert result["ok"], result
+            throws += 1
+        else:
+            pytest.fail(f"unexpected expectation {exp}")
+    view = table.snapshot()["view"]
+    assert view["winner"] in {"Aki", "Ben", "Chie"}
+    assert table.snapshot()["due"]["en"].startswith("Game over")
+    assert throws > 0 and len(store.rolls(table.record.id)) == throws
+    assert sum(e["type"] == "throw" for e in _events(table, store)) == throws
+
+
+def test_declarations_stay_secret_until_the_reveal(panel_and_table, clock):
+    panel, table = panel_and_table
+    table.start_game("alea", SEATS3, {}, seed=1)
+
+    def public() -> dict:
+        return {k: v for k, v in table.snapshot().items() if k != "version"}
+
+    nothing_yet = public()
+    declare_on_button(panel, clock, "Aki", 4)
+    table.declare("Ben", 2, "phone")
+    # The public view is exactly what it was before anyone declared: no value, not even
+    # who has locked (every virtual LED reads "open").
+    assert public() == nothing_yet
+    assert set(public()["leds"].values()) == {"open"} and public()["view"]["declarations"] is None
+    assert table.snapshot("Chie")["leds"] == {"Aki": "open", "Ben": "open", "Chie": "entering"}
+    assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 4
+    assert table.snapshot("Aki")["leds"]["Aki"] == "locked"
+    assert table.snapshot("Chie")["view"]["mine"]["declaration"] is None
+    table.declare("Chie", 1, "phone")
+    assert table.snapshot()["view"]["declarations"] == {"Aki": 4, "Ben": 2, "Chie": 1}
+
+
+def test_button_corrections_before_locking(panel_and_table, clock):
+    from tests.pi.conftest import press
+
+    panel, table = panel_and_table
+    table.start_game("alea", SEATS3, {}, seed=1)
+    for _ in range(4):
+        press(panel, clock, "Aki")
+    press(panel, clock, "Aki", hold=3.5)  # start over
+    press(panel, clock, "Aki")
+    press(panel, clock, "Aki", hold=1.5)
+    assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 1
+
+
+def test_declaring_twice_or_out_of_turn_is_refused(table):
+    assert not table.declare("Aki", 2)["ok"]  # no game
+    table.start_game("alea", SEATS3, {}, seed=1)
+    assert table.declare("Aki", 2)["ok"]
+    again = table.declare("Aki", 3)
+    assert not again["ok"] and again["error"]["en"] and again["error"]["ja"]
+    assert not table.declare("Zed", 1)["ok"]
+    assert not table.declare("Ben", 9)["ok"]
+
+
+def _to_first_throw(table: Table, values=(1, 2, 2)) -> dict:
+    table.start_game("alea", SEATS3, {}, seed=11)
+    for seat, v in zip(("Aki", "Ben", "Chie"), values):
+        assert table.declare(seat, v)["ok"]
+    exp = _expects(table)
+    assert exp["kind"] == "throw"
+    return exp
+
+
+@pytest.mark.parametrize("dice, cocked, words", [
+    ([("blue", 3)], (), "1 blue die"),  # wrong colour
+    ([("red", 3), ("red", 5)], (), "2 red dice"),  # wrong count
+    ([("red", 0)], (0,), "cannot read (cocked?)"),  # a cocked die
+    ([(None, 4)], (), "cannot read"),  # a colour nobody has
+])
+def test_unexpected_dice_give_a_prompt_and_change_nothing(table, store, dice, cocked, words):
+    exp = _to_first_throw(table)
+    assert exp["dice"] == {"red": 1}
+    before = _events(table, store)
+    result = table.settled_roll(roll_of(dice, cocked=cocked))
+    assert not result["ok"]
+    prompt = table.snapshot()["prompt"]
+    assert prompt["en"].startswith("Expected 1 red die (Aki); the camera sees ")
+    assert words in prompt["en"] and "host page" in prompt["en"] and prompt["ja"]
+    assert _events(table, store) == before
+    assert len(store.rolls(table.record.id)) == 1  # kept for statistics all the same
+    # The players fix the throw: the right die lands and the prompt goes.
+    assert table.settled_roll(roll_of([("red", 2)]))["ok"]
+    assert table.snapshot()["prompt"] is None
+    assert _events(table, store)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 2}]}
+
+
+def test_only_new_dice_make_a_group_throw_and_an_escape_takes_all(table, store):
+    exp = _to_first_throw(table, (1, 1, 2))
+    assert exp["dice"] == {"red": 1, "blue": 1}
+    first = roll_of([("red", 6), ("blue", 6)])
+    assert table.settled_roll(first)["ok"]
+    exp = _expects(table)
+    if exp["kind"] == "throw" and not exp.get("reroll"):
+        second = roll_of([("green", 5), ("green", 4)], keep=first.dice)
+        assert table.settled_roll(second)["ok"], table.snapshot()["prompt"]
+        assert _events(table, store)[-1]["dice"] == [{"colour": "green", "face": 5}, {"colour": "green", "face": 4}]
+
+
+def test_escape_rethrows_every_die_on_the_table(table, store):
+    # Seed/trap chosen by search below: a later group triggers the trap, so escapes follow.
+    for seed in range(200):
+        table.start_game("alea", SEATS3, {}, seed=seed)
+        for seat in ("Aki", "Ben", "Chie"):
+            table.declare(seat, {"Aki": 1, "Ben": 5, "Chie": 5}[seat])
+        first = roll_of([("red", 1)])
+        if not table.settled_roll(first)["ok"] or _expects(table)["kind"] != "throw":
+            continue
+        ten = [(c, f) for c in ("blue", "green") for f in (1, 2, 3, 4, 6)]
+        table.settled_roll(roll_of(ten, keep=first.dice))
+        exp = _expects(table)
+        if exp["kind"] == "throw" and exp.get("reroll"):
+            break
+    else:
+        pytest.skip("no seed in 0-199 triggers a trap with these dice")
+    assert sum(exp["dice"].values()) == 11
+    dice = [(c, 6) for c, n in exp["dice"].items() for _ in range(n)]
+    assert table.settled_roll(roll_of(dice, status="rethrown"))["ok"]
+    assert len(_events(table, store)[-1]["dice"]) == 11
+
+
+def test_typed_and_corrected_throws(table, store):
+    _to_first_throw(table)
+    assert not table.typed_throw([{"colour": "blue", "face": 3}])["ok"]  # the engine refuses
+    assert table.typed_throw([{"colour": "red", "face": 3}])["ok"]
+    assert table.correct_throw([{"colour": "red", "face": 5}])["ok"]
+    events = _events(table, store)
+    assert events[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 5}]}
+    assert sum(e["type"] == "throw" for e in events) == 1
+    bad = table.correct_throw([{"colour": "red", "face": 9}])
+    assert not bad["ok"] and _events(table, store) == events
+
+
+def test_undo_replays_to_the_same_state(table, store):
+    _to_first_throw(table)
+    before = table.snapshot()["view"]
+    table.typed_throw([{"colour": "red", "face": 3}])
+    assert table.snapshot()["view"] != before
+    assert table.undo()["ok"]
+    assert table.snapshot()["view"] == before
+    while table.undo()["ok"]:
+        pass
+    assert _events(table, store) == []
+    assert not table.undo()["ok"]
+
+
+def _random_step(table: Table, rng: random.Random) -> None:
+    exp = _expects(table)
+    if exp["kind"] == "declare":
+        table.declare(exp["seats"][0], rng.randint(0, 3))
+    elif exp["kind"] == "throw":
+        counts = exp["dice"] if "*" not in exp["dice"] else {"red": exp["dice"]["*"]}
+        table.typed_throw([{"colour": c, "face": rng.randint(1, 6)} for c, n in counts.items() for _ in range(n)])
+    else:
+        raise AssertionError(exp)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_restart_resumes_identically_at_a_random_event(config, store, seed):
+    from pi.store import Store
+
+    rng = random.Random(seed)
+    first = Table(config, store)
+    first.start_game("alea", SEATS3, {}, seed=seed)
+    for _ in range(rng.randint(1, 40)):
+        if _expects(first)["kind"] == "over":
+            break
+        _random_step(first, rng)
+    views = {s: first.snapshot(s)["view"] for s in (None, "Aki", "Ben", "Chie")}
+    links = dict(first.record.tokens)
+    # The power goes: a new store and table on the same files.
+    second_store = Store(config.db_path)
+    try:
+        second = Table(config, second_store)
+        assert second.resume()
+        assert {s: second.snapshot(s)["view"] for s in views} == views
+        assert second.record.tokens == links  # the seat links still work
+        # ... and the game goes on the same way from there.
+        rng_a, rng_b = random.Random(99), random.Random(99)
+        for _ in range(5):
+            if _expects(first)["kind"] == "over":
+                break
+            _random_step(first, rng_a)
+            _random_step(second, rng_b)
+        assert second.snapshot()["view"] == first.snapshot()["view"]
+    finally:
+        second_store.close()
+
+
+def test_wait_for_change_wakes_on_a_new_event(table):
+    table.start_game("alea", SEATS3, {}, seed=1)
+    version = table.version
+    woke = {}
+
+    def waiter():
+        woke["version"] = table.wait_for_change(version, timeout=10)
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    table.declare("Aki", 1)
+    thread.join(timeout=10)
+    assert woke["version"] > version
+    assert table.wait_for_change(table.version, timeout=0.01) == table.version
+
+
+def test_end_game_and_a_new_game(table, store):
+    table.start_game("alea", SEATS3, {}, seed=1)
+    first_id = table.record.id
+    assert table.end_game()["ok"]
+    assert table.snapshot()["view"] is None and store.unfinished() is None
+    assert not table.end_game()["ok"]
+    assert not table.start_game("nosuchgame", SEATS3)["ok"]
+    assert not table.start_game("alea", SEATS3[:1])["ok"]  # ALEA needs 3 to 5 seats
+    assert table.start_game("alea", SEATS3)["ok"] and table.record.id != first_id
+
+
+class _Camera:
+    """Frames from a list, then the last one again; a CameraError when told to fail."""
+
+    def __init__(self, frames, fail_first=0):
+        self.frames, self.fail = list(frames), fail_first
+        self.status = "ok"
+
+    def read(self):
+        from vision.camera import CameraError
+
+        if self.fail:
+            self.fail -= 1
+            raise CameraError("camera unplugged")
+        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
+
+    def close(self):
+        pass
+
+
+class _Detector:
+    """Reads the same two dice in every frame."""
+
+    def __init__(self):
+        from vision.detector import Detection
+
+        self.detections = [Detection((10, 10, 50, 50), 4, 0.95, "red")]
+
+    def detect(self, image):
+        return list(self.detections)
+
+
+def test_camera_thread_settles_a_roll_into_a_throw(config, store):
+    from vision.settle import Settler
+
+    frame = np.zeros((480, 640, 3), np.uint8)
+    table = Table(config, store, camera=_Camera([frame], fail_first=1), detector=_Detector(),
+                  settler=Settler(settle_frames=2))
+    try:
+        _to_first_throw(table)
+        version = table.version
+        table.start()
+        deadline_versions = 0
+        while _expects(table)["kind"] == "throw" and _expects(table)["dice"] == {"red": 1}:
+            version = table.wait_for_change(version, timeout=10)
+            deadline_versions += 1
+            assert deadline_versions < 50, "the camera thread should report the settled roll"
+        assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 4}]}
+        assert table.frame_jpeg()[:2] == b"\xff\xd8"
+        assert table.roll_jpeg()[:2] == b"\xff\xd8"
+        assert table.snapshot()["camera"]["ok"]
+    finally:
+        table.stop()

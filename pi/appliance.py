@@ -173,7 +173,7 @@ def build(
             kwargs["clock"] = panel_clock
         panel = SeatPanel(config.seats, pin_factory, on_lock, **kwargs)
     table = Table(config, store, panel=panel, camera=camera, detector=detector, settler=settler,
-                  synthetic=synthetic)
+                  synthetic=synthetic, frame_interval=1.0 / config.camera.fps)
     holder["table"] = table
     if detector is None and camera is not None:
         table.warning = {
@@ -213,32 +213,22 @@ def load_detector(config: Any, notes: list[str]) -> Any:
 
 
 def open_configured_camera(config: Any, notes: list[str], synthetic: Any = None) -> tuple[Any, Any]:
-    """The configured frame source wrapped to retry, and the synthetic table if it is one."""
-    try:
-        from vision import camera as cam
-    except ImportError as exc:
-        notes.append(f"no camera support ({exc}); dice are typed on the host page")
-        return None, synthetic
+    """The configured frame source, and the synthetic table when it is one.
+
+    A real camera is wrapped in `RetryingCamera`: when it fails or disappears the page says
+    so, it is reopened every few seconds, and meanwhile dice are typed on the host page.
+    """
+    from vision import camera as cam
+
     cam_config = config.camera
     if cam_config.source == "synthetic":
         if synthetic is None:
-            synthetic = cam.SyntheticTable()
-        source = synthetic
-    else:
-        try:
-            source = cam.open_camera(cam_config)
-        except cam.CameraError as exc:
-            notes.append(f"camera: {exc}")
-            source = None
-    if source is None:
-        return None, synthetic
-    retrying = getattr(cam, "RetryingCamera", None)
-    if retrying is not None and cam_config.source != "synthetic":
-        try:
-            source = retrying(lambda: cam.open_camera(cam_config))
-        except TypeError:
-            pass
-    return source, synthetic
+            synthetic = cam.SyntheticTable(size=(cam_config.width, cam_config.height))
+        return synthetic, synthetic
+    retrying = cam.RetryingCamera(lambda: cam.open_camera(cam_config))
+    if retrying.status != "ok":
+        notes.append(f"camera ({cam_config.source}): {retrying.reason}; retrying, dice can be typed meanwhile")
+    return retrying, None
 
 
 def free_port(host: str = "127.0.0.1") -> int:

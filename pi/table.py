@@ -147,6 +147,7 @@ class Table:
         synthetic: Any = None,
         rng: random.Random | None = None,
         secret: bytes | None = None,
+        frame_interval: float = FRAME_INTERVAL_S,
     ) -> None:
         self.config = config
         self.store = store
@@ -158,6 +159,7 @@ class Table:
         self.clock = clock
         self.synthetic = synthetic
         self.rng = rng or random.Random()
+        self.frame_interval = frame_interval
         self.secret = secret if secret is not None else table_secret(config)
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -765,23 +767,22 @@ class Table:
         return self._stop.is_set()
 
     def _camera_loop(self) -> None:
-        try:
-            from vision.camera import CameraError
-        except ImportError:  # pragma: no cover - vision.camera is part of the package
-            CameraError = OSError  # noqa: N806
+        from vision.camera import CameraError
 
         while not self._stop.is_set():
             started = self.clock()
             try:
                 frame = self.camera.read()
-            except CameraError as exc:
-                self._set_camera_status(False, str(exc))
-                self._stop.wait(1.0)
-                continue
+            except CameraError as exc:  # a bare source; RetryingCamera returns None instead
+                frame, reason = None, str(exc)
             except Exception as exc:  # a fault the appliance rides out
                 log.exception("camera read failed")
-                self._set_camera_status(False, str(exc))
-                self._stop.wait(1.0)
+                frame, reason = None, str(exc)
+            else:
+                reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
+            if frame is None:
+                self._set_camera_status(False, str(reason or "no frame"))
+                self._stop.wait(self.frame_interval)
                 continue
             self._set_camera_status(True, None)
             with self._lock:
@@ -797,16 +798,15 @@ class Table:
                         self.settled_roll(status.roll, frame)
                 except Exception:
                     log.exception("reading the dice failed; the game goes on with typed dice")
-            self._stop.wait(max(0.0, FRAME_INTERVAL_S - (self.clock() - started)))
+            self._stop.wait(max(0.0, self.frame_interval - (self.clock() - started)))
 
     def _set_camera_status(self, good: bool, message: str | None) -> None:
-        status_text = getattr(self.camera, "status", None)
         with self._lock:
             before = dict(self.camera_status)
             if good:
                 self.camera_status = {"ok": True, "message": None}
             else:
-                text = message or (str(status_text) if status_text else "camera unavailable")
+                text = message or "camera unavailable"
                 self.camera_status = {"ok": False, "message": {
                     "en": f"Camera problem: {text}. Retrying; type the dice on the host page meanwhile.",
                     "ja": f"カメラの不具合: {text}。再接続中です。その間はホスト画面でダイスを入力してください。",

@@ -22,15 +22,19 @@ from collections import defaultdict, deque
 from functools import wraps
 from typing import Any
 
-from flask import (Blueprint, current_app, flash, g, jsonify, redirect, render_template, request,
+from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
                    session, url_for)
 
 from pi.web import error_response, i18n, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 
-_failures: dict[str, deque[float]] = defaultdict(deque)
 _failures_lock = threading.Lock()
+
+
+def _failures() -> dict[str, deque[float]]:
+    """Wrong PIN times per client address, kept per app."""
+    return current_app.extensions.setdefault("pin_failures", defaultdict(deque))
 
 
 def _config() -> Any:
@@ -107,7 +111,7 @@ def login():
     now = time.monotonic()
     window = float(current_app.config["PIN_WINDOW_S"])
     with _failures_lock:
-        tries = _failures[address]
+        tries = _failures()[address]
         while tries and now - tries[0] > window:
             tries.popleft()
         if len(tries) >= int(current_app.config["PIN_ATTEMPTS"]):
@@ -117,10 +121,10 @@ def login():
         session.clear()
         session["host"] = True
         with _failures_lock:
-            _failures.pop(address, None)
+            _failures().pop(address, None)
         return jsonify({"ok": True}) if wants_json() else redirect(url_for("host.page"))
     with _failures_lock:
-        _failures[address].append(now)
+        _failures()[address].append(now)
     message = {"en": i18n.t("wrong_pin", "en"), "ja": i18n.t("wrong_pin", "ja")}
     if wants_json():
         return jsonify({"ok": False, "error": message}), 403

@@ -269,19 +269,18 @@ def test_end_game_and_a_new_game(table, store):
 
 
 class _Camera:
-    """Frames from a list, then the last one again; a CameraError when told to fail."""
+    """The same frame again and again."""
 
-    def __init__(self, frames, fail_first=0):
-        self.frames, self.fail = list(frames), fail_first
-        self.status = "ok"
+    name = "fake"
+
+    def __init__(self, frame):
+        self.frame = frame
 
     def read(self):
-        from vision.camera import CameraError
+        return self.frame
 
-        if self.fail:
-            self.fail -= 1
-            raise CameraError("camera unplugged")
-        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
+    def preview(self):
+        return self.frame
 
     def close(self):
         pass
@@ -299,24 +298,62 @@ class _Detector:
         return list(self.detections)
 
 
+def _wait_until(table: Table, predicate, limit: int = 100) -> None:
+    version = -1
+    for _ in range(limit):
+        if predicate():
+            return
+        version = table.wait_for_change(version, timeout=10)
+    raise AssertionError("the table never reached the expected state")
+
+
 def test_camera_thread_settles_a_roll_into_a_throw(config, store):
+    from vision.camera import CameraError, RetryingCamera
     from vision.settle import Settler
 
     frame = np.zeros((480, 640, 3), np.uint8)
-    table = Table(config, store, camera=_Camera([frame], fail_first=1), detector=_Detector(),
-                  settler=Settler(settle_frames=2))
+    opened = []
+
+    def factory():  # the camera is unplugged at start, then comes back
+        opened.append(1)
+        if len(opened) == 1:
+            raise CameraError("camera unplugged")
+        return _Camera(frame)
+
+    camera = RetryingCamera(factory, retry_every=0.0)
+    table = Table(config, store, camera=camera, detector=_Detector(), settler=Settler(settle_frames=2),
+                  frame_interval=0.01)
     try:
         _to_first_throw(table)
-        version = table.version
         table.start()
-        deadline_versions = 0
-        while _expects(table)["kind"] == "throw" and _expects(table)["dice"] == {"red": 1}:
-            version = table.wait_for_change(version, timeout=10)
-            deadline_versions += 1
-            assert deadline_versions < 50, "the camera thread should report the settled roll"
+        _wait_until(table, lambda: _expects(table)["dice"] != {"red": 1})
         assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 4}]}
         assert table.frame_jpeg()[:2] == b"\xff\xd8"
         assert table.roll_jpeg()[:2] == b"\xff\xd8"
-        assert table.snapshot()["camera"]["ok"]
+        assert table.snapshot()["camera"]["ok"] and len(opened) == 2
+    finally:
+        table.stop()
+
+
+def test_a_camera_that_stays_down_is_reported_and_the_game_goes_on(config, store):
+    from vision.camera import CameraError, RetryingCamera
+
+    from pi.web import create_app
+
+    def factory():
+        raise CameraError("no camera on /dev/video0")
+
+    table = Table(config, store, camera=RetryingCamera(factory, retry_every=0.01), detector=_Detector(),
+                  settler=None, frame_interval=0.01)
+    try:
+        _to_first_throw(table)
+        table.start()
+        _wait_until(table, lambda: not table.snapshot()["camera"]["ok"])
+        message = table.snapshot()["camera"]["message"]
+        assert "no camera on /dev/video0" in message["en"] and "host page" in message["en"] and message["ja"]
+        page = create_app(table, config, {"TESTING": True}).test_client().get(
+            "/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        assert "Camera problem: " in page
+        assert table.typed_throw([{"colour": "red", "face": 1}])["ok"]
     finally:
         table.stop()

@@ -1,0 +1,240 @@
+"""The phone pages through Flask's test client: languages, seat links, secrecy, the host
+page behind its PIN, the live stream and error pages."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pi.web import create_app
+from tests.pi.conftest import SEATS3, declare_on_button
+
+
+@pytest.fixture
+def app(table, config):
+    table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=5)
+    return create_app(table, config, {"TESTING": True, "SSE_KEEPALIVE_S": 0.2, "SSE_MAX_S": 10})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def _token(table, seat):
+    return table.record.tokens[seat]
+
+
+def _login(client, pin="4821"):
+    return client.post("/host/login", data={"pin": pin})
+
+
+def test_status_page_in_japanese_and_english(client):
+    ja = client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    en = client.get("/", headers={"Accept-Language": "en-GB,en;q=0.9"}).get_data(as_text=True)
+    assert '<html lang="ja">' in ja and "秘密の宣言を待っています" in ja and "得点" not in en
+    assert '<html lang="en">' in en and "Waiting for secret declarations" in en
+    assert "Aki" in en and "ラウンド1" in ja  # the engine's log line, in the page's language
+    assert 'name="viewport"' in en
+    assert "Hold about" in en and "押し続けて離すと" in ja  # the seat button's grammar
+
+
+def test_language_switch_sets_a_cookie(client):
+    response = client.post("/lang/en", data={"next": "/"}, headers={"Accept-Language": "ja"})
+    assert response.status_code == 302 and response.headers["Location"] == "/"
+    assert "lang=en" in response.headers["Set-Cookie"]
+    page = client.get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert '<html lang="en">' in page
+    client.post("/lang/ja", data={"next": "https://evil.example/x"})
+    assert '<html lang="ja">' in client.get("/").get_data(as_text=True)
+    assert client.post("/lang/fr").status_code == 404
+
+
+def test_config_language_is_the_default(table, config):
+    app = create_app(table, config, {"TESTING": True})  # config.language is "ja"
+    assert '<html lang="ja">' in app.test_client().get("/").get_data(as_text=True)
+
+
+def test_seat_page_with_a_valid_and_a_wrong_token(client, table):
+    page = client.get(f"/seat/{_token(table, 'Ben')}").get_data(as_text=True)
+    assert "Ben" in page and 'id="declare-form"' in page
+    wrong = client.get("/seat/not-a-token")
+    assert wrong.status_code == 404
+    body = wrong.get_data(as_text=True)
+    assert "Aki" not in body and "Ben" not in body and "Traceback" not in body
+    assert client.post("/seat/not-a-token/declare", data={"value": 1}).status_code == 404
+
+
+def test_declaring_through_the_seat_page(client, table):
+    token = _token(table, "Aki")
+    response = client.post(f"/seat/{token}/declare", data={"value": "3"})
+    assert response.status_code == 302
+    page = client.get(f"/seat/{token}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Locked: 3" in page
+    again = client.post(f"/seat/{token}/declare", json={"value": 2})
+    assert again.status_code == 409 and again.json["error"]["en"] and again.json["error"]["ja"]
+    bad = client.post(f"/seat/{_token(table, 'Ben')}/declare", json={"value": "x"})
+    assert bad.status_code == 409
+    assert client.post(f"/seat/{_token(table, 'Ben')}/declare", json={"value": 1}).json == {"ok": True}
+
+
+def test_no_declaration_shows_before_the_reveal(client, table):
+    def public():
+        state = client.get("/api/state").json
+        state.pop("version")
+        return state, client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+
+    chie = f"/seat/{_token(table, 'Chie')}"
+    before_state, before_html = public()
+    before_chie = client.get(chie, headers={"Accept-Language": "en"}).get_data(as_text=True)
+    client.post(f"/seat/{_token(table, 'Aki')}/declare", data={"value": "4"})
+    client.post(f"/seat/{_token(table, 'Ben')}/declare", data={"value": "2"})
+    after_state, after_html = public()
+    assert after_state == before_state and after_html == before_html
+    assert client.get(chie, headers={"Accept-Language": "en"}).get_data(as_text=True) == before_chie
+    client.post(f"{chie}/declare", data={"value": "1"})
+    revealed, html = public()
+    assert revealed["view"]["declarations"] == {"Aki": 4, "Ben": 2, "Chie": 1}
+    assert 'class="declared">4<' in html
+
+
+def test_host_page_needs_the_pin(client):
+    page = client.get("/host").get_data(as_text=True)
+    assert 'name="pin"' in page and "<svg" not in page
+    assert client.post("/host/undo").status_code == 302
+    assert client.post("/host/undo", json={}).status_code == 403
+    wrong = _login(client, "1111")
+    assert wrong.status_code == 403
+    assert _login(client).status_code == 302
+    host = client.get("/host").get_data(as_text=True)
+    assert "<svg" in host and "/seat/" in host  # each seat's link as a QR code
+
+
+def test_wrong_pins_are_rate_limited(client):
+    for _ in range(5):
+        assert _login(client, "0000").status_code == 403
+    assert _login(client, "4821").status_code == 429  # even the right PIN waits now
+
+
+def test_host_starts_corrects_undoes_and_ends(client, table, store):
+    _login(client)
+    response = client.post("/host/start", data={
+        "game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",
+        "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "deck": "physical", "seed": "3"})
+    assert response.status_code == 302
+    assert table.record.options == {"deck": "physical"} and table.snapshot()["kind"] == "card"
+    host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="card-form"' in host
+    card = table.engine.expects(table.state)["cards"][0]
+    assert client.post("/host/card", json={"card": card}).json == {"ok": True}
+    for seat, v in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
+        table.declare(seat, v)
+    assert client.post("/host/throw", data={"dice": "red 2"}).status_code == 302
+    assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 2}]}
+    host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'value="red 2"' in host  # the correction form holds the last throw
+    assert client.post("/host/correct", data={"dice": "red 6"}).status_code == 302
+    assert store.events(table.record.id)[-1]["dice"] == [{"colour": "red", "face": 6}]
+    refused = client.post("/host/correct", json={"dice": [{"colour": "red", "face": 7}]})
+    assert refused.status_code == 409 and "face" in refused.json["error"]["en"]
+    unreadable = client.post("/host/throw", data={"dice": "three reds"}, follow_redirects=True)
+    assert "colour and face" in unreadable.get_data(as_text=True) or "色と目" in unreadable.get_data(as_text=True)
+    n = len(store.events(table.record.id))
+    assert client.post("/host/undo", json={}).json == {"ok": True}
+    assert len(store.events(table.record.id)) == n - 1
+    assert client.post("/host/end", json={}).json == {"ok": True}
+    assert table.record is None and store.unfinished() is None
+
+
+def _events(response, count, limit=200):
+    """The first ``count`` data events of a streamed response (keepalives skipped)."""
+    found, buffer = [], ""
+    chunks = iter(response.response)
+    for _ in range(limit):
+        chunk = next(chunks)
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            for line in block.splitlines():
+                if line.startswith("data: "):
+                    found.append(json.loads(line[6:]))
+        if len(found) >= count:
+            return found
+    raise AssertionError(f"only {len(found)} events in {limit} chunks")
+
+
+def test_live_stream_emits_on_every_change(client, table):
+    response = client.get("/events", buffered=False)
+    try:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        assert response.headers["Cache-Control"] == "no-cache"
+        assert response.headers["X-Accel-Buffering"] == "no"
+        first = _events(response, 1)[0]
+        assert first["state"]["kind"] == "declare" and "html" in first
+        table.declare("Aki", 2)
+        (second,) = _events(response, 1)
+        assert second["version"] > first["version"]
+        assert second["state"]["view"]["declarations"] is None
+    finally:
+        response.close()
+
+
+def test_seat_stream_shows_only_its_own_choice(client, table):
+    table.declare("Aki", 2)
+    response = client.get(f"/seat/{_token(table, 'Ben')}/events", buffered=False)
+    try:
+        (event,) = _events(response, 1)
+        assert event["state"]["view"]["mine"] == {"seat": "Ben", "colour": "blue", "declaration": None,
+                                                  "to_declare": True}
+        assert "Aki" not in json.dumps(event["state"]["view"]["mine"])
+    finally:
+        response.close()
+
+
+def test_error_pages_are_not_stack_traces(table, config):
+    app = create_app(table, config, {"TESTING": False, "PROPAGATE_EXCEPTIONS": False})
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    client = app.test_client()
+    for path, method, code in (("/nope", "get", 404), ("/host/undo", "get", 405), ("/boom", "get", 500)):
+        response = getattr(client, method)(path, headers={"Accept-Language": "en"})
+        body = response.get_data(as_text=True)
+        assert response.status_code == code
+        assert "Traceback" not in body and "secret internals" not in body and "<html" in body
+    api = client.get("/api/nope")
+    assert api.status_code == 404 and api.json["error"]["en"] and api.json["error"]["ja"]
+    assert client.post("/seat/x/declare", json={"value": 1}).json["error"]["ja"]
+
+
+def test_pictures(client, table):
+    assert client.get("/camera.jpg").status_code == 404  # no camera frame yet
+    assert client.get("/roll.jpg").status_code == 404
+
+
+def test_demo_buttons_press_the_mock_pins(panel_and_table, config, clock):
+    panel, table = panel_and_table
+    table.start_game("alea", SEATS3, {}, seed=1)
+    client = create_app(table, config, {"TESTING": True, "DEMO": True}).test_client()
+    assert 'id="virtual-buttons"' in client.get("/").get_data(as_text=True)
+    for _ in range(2):
+        assert client.post("/demo/press/Aki").json == {"ok": True}
+        clock.advance(0.1)
+        client.post("/demo/release/Aki")
+        clock.advance(0.1)
+    client.post("/demo/press/Aki")
+    clock.advance(1.5)
+    client.post("/demo/release/Aki")
+    assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 2
+    assert client.post("/demo/press/Nobody").status_code == 409
+    declare_on_button(panel, clock, "Ben", 0)
+    table.declare("Chie", 0)
+    assert table.snapshot()["kind"] == "throw"
+    assert client.post("/demo/throw").json["ok"]  # no synthetic camera: applied as typed dice
+    assert table.store.events(table.record.id)[-1]["type"] == "throw"
+
+
+def test_demo_routes_exist_only_in_demo_mode(client):
+    assert client.post("/demo/throw").status_code == 404

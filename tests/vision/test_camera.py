@@ -12,7 +12,10 @@ from vision import camera as cam
 from vision.camera import (CameraError, ReplayCamera, RetryingCamera, SyntheticTable,
                            open_camera)
 
-synth = pytest.importorskip("vision.synth")
+try:
+    from vision import synth
+except ImportError:  # written by the vision room; the other sources do not need it
+    synth = None
 needs_synth = pytest.mark.skipif(not hasattr(synth, "render_table"),
                                  reason="vision.synth.render_table not written yet")
 

@@ -165,3 +165,15 @@ def test_camera_defaults_and_gains(tmp_path):
     bad = GOOD.replace('device = "/dev/video2"', "awb_gains = [1.8]")
     with pytest.raises(ConfigError, match=r"camera.awb_gains: expected two numbers"):
         config.load(write(tmp_path, bad))
+
+
+def test_the_service_unit_and_the_example_agree():
+    unit = (REPO / "systemd" / "dicetable.service").read_text(encoding="utf-8")
+    lines = dict(line.split("=", 1) for line in unit.splitlines()
+                 if "=" in line and not line.startswith("#") and not line.startswith("DeviceAllow"))
+    assert lines["ExecStart"].endswith("run --config /etc/dicetable/dicetable.toml")
+    assert lines["StateDirectory"] == "dicetable"  # /var/lib/dicetable
+    assert lines["User"] == "dicetable" and lines["SupplementaryGroups"] == "video gpio"
+    assert "PrivateDevices" not in lines and lines["DevicePolicy"] == "closed"
+    example = config.load(REPO / "dicetable.example.toml")
+    assert example.data_dir == Path("/var/lib/") / lines["StateDirectory"]

@@ -47,8 +47,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from engines.alea_traps import (
     Card,
@@ -134,6 +135,14 @@ class State:
     @property
     def multiplier(self) -> int:
         return 2 if self.last_round else 1
+
+
+def replace(state: State, **changes: Any) -> State:
+    """``dataclasses.replace`` without re-running ``__init__`` (apply makes many of these)."""
+    new = object.__new__(State)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 # --- setup -------------------------------------------------------------------------------

@@ -323,6 +323,9 @@ def _camera(value: Any, base_dir: Path | None) -> CameraConfig:
                    "a lens position in dioptres (1 / distance in metres)")
     exposure = _int(raw.get("exposure_us", d.exposure_us), "camera.exposure_us", 100,
                     1_000_000, "an exposure time in microseconds")
+    if exposure > 1e6 / fps:
+        raise ConfigError(f"camera.exposure_us: {exposure} µs is longer than one frame at {fps:g} "
+                          f"fps ({1e6 / fps:.0f} µs); shorten the exposure or lower camera.fps")
     gains = raw.get("awb_gains", list(d.awb_gains))
     if (not isinstance(gains, list) or len(gains) != 2
             or any(isinstance(g, bool) or not isinstance(g, (int, float)) for g in gains)):

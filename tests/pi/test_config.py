@@ -109,6 +109,8 @@ def test_host_pin_is_required_in_a_file(tmp_path):
         ('host_pin = "4821"', 'host_pin = "12ab"', r"host_pin: .* not 4 to 8 digits"),
         ('host_pin = "4821"', "host_pin = 4821", r'host_pin: write the PIN as a quoted'),
         ('language = "en"', 'language = "fr"', r'language: "fr" is not known; use "ja" or "en"'),
+        ('device = "/dev/video2"', "exposure_us = 200000",
+         r"camera.exposure_us: 200000 µs is longer than one frame at 10 fps"),
         ("port = 9000", "port = 70000", r"web.port: 70000 is out of range"),
         ("port = 9000", 'port = "9000"', r"web.port: expected a TCP port .* string"),
         ("port = 9000", "port = true", r"web.port: expected .* boolean"),

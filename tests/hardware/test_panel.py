@@ -160,6 +160,23 @@ def test_bounces_count_once(panel, clock):
     assert panel.value("Aki") == 3
 
 
+def test_slow_bounces_inside_the_window_are_ignored(panel, clock):
+    """A worn contact that opens for 25 ms just after the press (longer than noise) and
+    closes again for 20 ms just after the release: still one press each time."""
+    panel.open()
+    pin = panel.button_pin("Aki")
+    for _ in range(2):
+        for edge, wait in ((pin.drive_low, 0.025),   # press
+                           (pin.drive_high, 0.010),  # the contact opens...
+                           (pin.drive_low, 0.150),   # ...and closes again
+                           (pin.drive_high, 0.020),  # release
+                           (pin.drive_low, 0.020),   # a bounce after the release
+                           (pin.drive_high, 0.300)):
+            edge()
+            clock.t += wait
+    assert panel.value("Aki") == 2
+
+
 def test_a_glitch_is_not_a_press(panel, clock, locks):
     panel.open()
     pin = panel.button_pin("Aki")

@@ -82,7 +82,7 @@ class Appliance:
         """Serve the pages from a background thread; returns the port."""
         server = make_server(self.app, host, port)
         self._server = server
-        self._server_thread = threading.Thread(target=server.run, name="waitress", daemon=True)
+        self._server_thread = threading.Thread(target=run_server, args=(server,), name="waitress", daemon=True)
         self._server_thread.start()
         return server.effective_port
 
@@ -108,6 +108,14 @@ def make_server(app: Any, host: str, port: int) -> Any:
 
     return create_server(app, host=host, port=port, threads=SERVER_THREADS, ident="dicetable",
                          channel_timeout=3600)
+
+
+def run_server(server: Any) -> None:
+    """Run waitress's loop until `stop_server` closes its sockets."""
+    try:
+        server.run()
+    except (OSError, ValueError):  # select() on the sockets stop_server just closed
+        pass
 
 
 def stop_server(server: Any) -> None:
@@ -342,9 +350,7 @@ def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> in
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         threading.Timer(0.5, webbrowser.open, args=(f"http://{shown}:{server.effective_port}/",)).start()
     try:
-        server.run()
-    except OSError:
-        pass  # the loop's sockets were closed by the signal handler
+        run_server(server)
     finally:
         appliance._server = None
         appliance.close()

@@ -568,8 +568,13 @@ class Table:
                     c = colours[i % len(colours)] if colours else "white"
                     counts[c] = counts.get(c, 0) + 1
             dice = [(c, self.rng.randint(1, 6)) for c, n in counts.items() for _ in range(int(n))]
-            reroll = bool(expects.get("reroll"))
+            # An escape (and a tie-break throw) rethrows everything; the first throw of a
+            # round lands on an empty tray (the players collected the last round's dice).
+            reroll = bool(expects.get("reroll")) or "*" in expects.get("dice", {})
+            fresh = not reroll and not (self.engine.view(self.state).get("table") or [])
         if self.synthetic is not None:
+            if fresh:
+                self.synthetic.clear()
             self.synthetic.throw(dice, rethrow_all=reroll)
         if self.detector is None or self.synthetic is None:
             return self.typed_throw([{"colour": c, "face": f} for c, f in dice])

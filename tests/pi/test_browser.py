@@ -1,0 +1,118 @@
+"""A real headless Chromium plays a round of the demo through the pages.
+
+The demo appliance is served by waitress in a thread; Chromium (Debian's package, driven
+by Playwright) opens the status page and two seat pages, declares through a virtual seat
+button and through a phone page, and sees the reveal and the scores change. Throws are
+applied as typed dice (no camera), so the test does not depend on the model's accuracy;
+the seat panel measures presses on a fake clock the test moves, so nothing sleeps.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+
+import pytest
+
+from tests.pi.conftest import SEATS3, FakeClock
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"{CHROMIUM} is missing: install Debian's chromium (run .ci/browser as root)"),
+]
+
+
+@pytest.fixture
+def served(config):
+    from gpiozero.pins.mock import MockFactory
+
+    from pi.appliance import build
+
+    clock = FakeClock()
+    config = dataclasses.replace(config, language="en")
+    appliance = build(config, demo=True, pin_factory=MockFactory(), camera=None, detector=None,
+                      panel_clock=clock, animate=False)
+    appliance.table.rng = random.Random(4)
+    assert appliance.table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=21)["ok"]
+    port = appliance.serve_in_thread("127.0.0.1", 0)
+    try:
+        yield appliance, f"http://127.0.0.1:{port}", clock
+    finally:
+        appliance.close()
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _press(page, seat: str, clock: FakeClock, hold: float) -> None:
+    """Press a virtual seat button for ``hold`` seconds of the panel's clock."""
+    button = page.locator(f"#button-{seat}")
+    button.hover()
+    with page.expect_response(lambda r: r.url.endswith(f"/demo/press/{seat}")):
+        page.mouse.down()
+    clock.advance(hold)
+    with page.expect_response(lambda r: r.url.endswith(f"/demo/release/{seat}")):
+        page.mouse.up()
+    clock.advance(0.1)
+
+
+def test_a_round_in_chromium(served, browser):
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    tokens = appliance.table.record.tokens
+    context = browser.new_context(locale="en-US", viewport={"width": 400, "height": 800})
+    status = context.new_page()
+    status.goto(root + "/")
+    expect(status.locator("#due-text")).to_have_text("Waiting for secret declarations (0-5) from every seat.")
+    aki = context.new_page()
+    aki.goto(f"{root}/seat/{tokens['Aki']}")
+    ben = context.new_page()
+    ben.goto(f"{root}/seat/{tokens['Ben']}")
+
+    # Aki declares 1 on the virtual seat button: one press, then hold to lock.
+    _press(aki, "Aki", clock, 0.1)
+    _press(aki, "Aki", clock, 1.5)
+    expect(aki.locator("#my-led")).to_have_text("locked")
+    expect(aki.locator("#mine")).to_have_text("Locked: 1")
+    # Ben declares 2 on his phone page.
+    ben.locator("label.value", has_text="2").click()
+    ben.locator("#lock").click()
+    expect(ben.locator("#mine")).to_have_text("Locked: 2")
+    expect(ben.locator("#declare-form")).to_be_hidden()
+    # Nothing shows on the status page before everyone has locked.
+    expect(status.locator("#secret")).to_be_visible()
+    expect(status.locator("td.declared")).to_have_count(0)
+    # Chie declares 0 with the status page's virtual button (just a hold).
+    _press(status, "Chie", clock, 1.5)
+
+    # The reveal reaches every page at once.
+    expect(status.locator("td.declared")).to_have_text(["1", "2", "0"])
+    expect(aki.locator("td.declared")).to_have_text(["1", "2", "0"])
+    expect(status.locator("#due-text")).to_have_text("Aki to throw 1 red die.")
+
+    # The throw control rolls for whoever is due until someone scores.
+    scores = status.locator("td.score")
+    expect(scores).to_have_text(["0", "0", "0"])
+    status.locator("#demo-throw").click()
+    status.wait_for_function(
+        "() => [...document.querySelectorAll('td.score')].some(td => td.textContent.trim() !== '0')")
+    assert any(text.strip() != "0" for text in scores.all_text_contents())
+    # ... and on the phones.
+    ben.wait_for_function(
+        "() => [...document.querySelectorAll('td.score')].some(td => td.textContent.trim() !== '0')")
+    expect(ben.locator(".log li").first).not_to_be_empty()
+    context.close()

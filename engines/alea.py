@@ -21,7 +21,8 @@ Options (all optional; anything else is refused):
              ``card`` event (a card already turned over since the last shuffle is refused;
              once all have been used, any card of the count is allowed again).
   ``cards``  a list of cards (the schema of ``data/alea.toml``'s ``[[card]]`` tables)
-             that replaces the default deck.
+             that replaces the default deck; a card without ``players`` is used with
+             every player count.
   ``target`` the score that makes the next round the last one; default 10, or 12 with
              3 players.
 
@@ -199,7 +200,7 @@ def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] 
 def _custom_cards(raw: Any) -> tuple[Card, ...]:
     if not isinstance(raw, list):
         raise CardError(f"options.cards: give a list of cards, saw {raw!r}")
-    return cards_from(raw, "options.cards")
+    return cards_from(raw, "options.cards", default_players=(MIN_SEATS, 4, MAX_SEATS))
 
 
 # --- expects -----------------------------------------------------------------------------

@@ -263,8 +263,12 @@ class Card:
 _CARD_KEYS = {"id", "name", "name_ja", "players", "condition"}
 
 
-def card_from(raw: Any, source: str = "options") -> Card:
-    """A card from a TOML table or an options dict; ``CardError`` names source, card, reason."""
+def card_from(raw: Any, source: str = "options", default_players: tuple[int, ...] | None = None) -> Card:
+    """A card from a TOML table or an options dict; ``CardError`` names source, card, reason.
+
+    ``players`` is required unless ``default_players`` is given (cards passed in a game's
+    options may leave it out: they are then used with every player count).
+    """
     if not isinstance(raw, Mapping):
         raise CardError(f"{source}: a card must be a table with id, name, players, condition; saw {raw!r}")
     card_id = raw.get("id")
@@ -281,7 +285,7 @@ def card_from(raw: Any, source: str = "options") -> Card:
     name_ja = raw.get("name_ja", name)
     if not isinstance(name, str) or not isinstance(name_ja, str):
         raise fail("'name' and 'name_ja' must be text")
-    players = raw.get("players")
+    players = raw.get("players", None if default_players is None else list(default_players))
     if (
         not isinstance(players, list)
         or not players
@@ -300,9 +304,11 @@ def card_from(raw: Any, source: str = "options") -> Card:
     return Card(card_id, name, name_ja, tuple(sorted(players)), condition.strip(), tree)
 
 
-def cards_from(raw_cards: Iterable[Any], source: str = "options") -> tuple[Card, ...]:
+def cards_from(
+    raw_cards: Iterable[Any], source: str = "options", default_players: tuple[int, ...] | None = None
+) -> tuple[Card, ...]:
     """Cards from a list of tables; ids must be unique."""
-    cards = tuple(card_from(raw, source) for raw in raw_cards)
+    cards = tuple(card_from(raw, source, default_players) for raw in raw_cards)
     seen: set[str] = set()
     for card in cards:
         if card.id in seen:

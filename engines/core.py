@@ -83,7 +83,7 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
         if isinstance(seat, Seat):
             name, colour = seat.name, seat.colour
         elif isinstance(seat, Mapping):
-            name, colour = seat.get("name"), seat.get("colour")
+            name, colour = seat.get("name"), seat.get("colour", seat.get("color"))
         else:
             raise SetupError(f"seat {i + 1} is {seat!r}; give each seat as {{\"name\": ..., \"colour\": ...}}")
         if not isinstance(name, str) or not name.strip():
@@ -103,17 +103,20 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
 
 
 def dice_from(raw: Any, what: str = "dice") -> tuple[Die, ...]:
-    """Dice of a throw event: a list of ``{"colour": str, "face": 1..6}``, checked."""
+    """Dice of a throw event: a list of ``{"colour": str, "face": 1..6}``, checked.
+
+    ``"color"`` is read as ``"colour"``; ``"sides"``, when given, must be 6.
+    """
     if not isinstance(raw, list):
         raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
     dice = []
     for i, item in enumerate(raw):
         if not isinstance(item, Mapping):
             raise IllegalEvent(f"die {i + 1} must be {{\"colour\": ..., \"face\": 1-6}}, saw {item!r}")
-        unknown = sorted(set(item) - {"colour", "face", "sides"})
+        unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
         if unknown:
             raise IllegalEvent(f"die {i + 1} has unknown key(s) {unknown}; a die has 'colour' and 'face'")
-        colour, face = item.get("colour"), item.get("face")
+        colour, face = item.get("colour", item.get("color")), item.get("face")
         sides = item.get("sides", 6)
         if not isinstance(colour, str) or not colour:
             raise IllegalEvent(f"die {i + 1} has no colour (saw {colour!r}); expected a colour name like \"red\"")

@@ -446,3 +446,14 @@ def test_the_event_list_rebuilds_the_game_exactly():
     assert rebuilt == state
     undone, _ = replay(alea, SEATS[:4], {}, 9, event_list(state)[:-1])
     assert undone.phase == "throw" and alea.expects(undone)["seats"] == ["Cy"]
+
+
+def test_cards_in_options_without_players_are_used_with_every_count():
+    state = alea.setup(SEATS[:5], {"cards": [{"id": "Q", "condition": "6 6"}]}, seed=0)
+    assert alea.view(state)["card"]["players"] == [3, 4, 5]
+
+
+def test_color_is_read_as_colour():
+    state = declare(game(), Aki=1, Ben=0, Cy=0)
+    state = alea.apply(state, {"type": "throw", "dice": [{"color": "red", "face": 2}]})
+    assert scores(state)["Aki"] == 1

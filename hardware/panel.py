@@ -57,27 +57,32 @@ FLASHES = 3
 
 _GRAMMAR_TEXT = {
     "en": (
-        "Declare in secret with your seat button. Each short press adds one "
-        "(0 → 1 → … → {maximum}; one more press goes back to 0, so go around to correct). "
-        "Hold about {hold:g} s and let go to lock your number (0 too): the LED turns "
-        "steady. Hold {clear:g} s or more and let go to start over at 0 (the LED "
-        "flickers). While you enter, the LED blinks slowly and never shows your number. "
-        "Nothing is revealed until every seat has locked; then all LEDs flash three times."
+        "Declare in secret with your seat button; the LED blinks slowly while you enter.\n"
+        "Short press: add one (0 → 1 → … → {maximum}, one more press goes back to 0: "
+        "pressed too far? go around).\n"
+        "Hold about {hold:g} s and let go: lock your number (0 too). The LED stays on.\n"
+        "Hold {clear:g} s or more and let go: start over at 0 (the LED flickers).\n"
+        "Once locked the button does nothing until the next declaration.\n"
+        "The LED never shows your number. Nothing is revealed until every seat has "
+        "locked; then all LEDs flash three times."
     ),
     "ja": (
-        "座席のボタンでこっそり宣言します。短く押すたびに1ずつ増えます"
-        "（0 → 1 → … → {maximum}、もう一度押すと0に戻るので、押しすぎたら一周して直せます）。"
-        "約{hold:g}秒押し続けて離すと数が確定します（0も可）：LEDが点灯したままになります。"
-        "{clear:g}秒以上押し続けて離すと0からやり直しです（LEDが細かく点滅）。"
-        "入力中のLEDはゆっくり点滅するだけで、数は表示しません。"
-        "全員が確定するまで何も公開されず、公開のときに全員のLEDが3回点滅します。"
+        "座席のボタンでこっそり宣言します。入力中はLEDがゆっくり点滅します。\n"
+        "短く押す：1つ増える（0 → 1 → … → {maximum}、もう一度押すと0に戻ります。"
+        "押しすぎたら一周して直せます）。\n"
+        "約{hold:g}秒押し続けて離す：その数で確定（0も可）。LEDが点灯したままになります。\n"
+        "{clear:g}秒以上押し続けて離す：0からやり直し（LEDが細かく点滅）。\n"
+        "確定したら次の宣言まで、ボタンは何もしません。\n"
+        "LEDは数を表示しません。全員が確定するまで何も公開されず、"
+        "公開のときに全員のLEDが3回点滅します。"
     ),
 }
 
 
 def grammar_text(language: str = "en", hold_time: float = 1.0, clear_time: float = 3.0,
                  maximum: int = 5) -> str:
-    """The press grammar in `language` ("en" or "ja") for the given timings."""
+    """The press grammar in `language` ("en" or "ja") for the given timings: one rule
+    per line."""
     return _GRAMMAR_TEXT[language].format(hold=hold_time, clear=clear_time, maximum=maximum)
 
 

@@ -357,3 +357,5 @@ def test_grammar_text_in_both_languages():
     assert "lock" in GRAMMAR["en"] and "0" in GRAMMAR["en"]
     assert "確定" in GRAMMAR["ja"]
     assert "2 s" in grammar_text("en", hold_time=2.0, clear_time=4.0)
+    for text in GRAMMAR.values():  # one rule per line, for the pages
+        assert len(text.splitlines()) == 6

@@ -119,14 +119,16 @@ def run_server(server: Any) -> None:
 
 
 def stop_server(server: Any) -> None:
+    """Stop a waitress server from any thread: let the worker threads finish their requests
+    (live streams end once the table is stopped), then close every socket."""
     from waitress import wasyncore
 
+    server.task_dispatcher.shutdown(timeout=5)
     server.close()
     try:
         wasyncore.close_all(server._map)
-    except Exception:  # already closed
+    except OSError:  # already closed
         pass
-    server.task_dispatcher.shutdown(timeout=2)
 
 
 def build(

@@ -1,0 +1,210 @@
+"""`dicetable bench-table`: latency from a settled roll to a phone's view, and memory.
+
+The demo appliance runs in this process (synthetic camera, mock pins, the real detector
+when models/ has it) and serves on a free local port. A real HTTP client reads the status
+page's server-sent event stream in a thread. For each of N settled rolls the clock starts
+when `Table.settled_roll` is called (exactly what the camera thread calls) and stops when
+the client has received and parsed the event carrying the new view. Then the demo loop
+runs with the real detector for a while (throws rendered, read back, applied) and the
+process's peak resident memory is reported.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import http.client
+import itertools
+import json
+import logging
+import os
+import platform
+import random
+import resource
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+LATENCY_TARGET_MS = 300.0
+RSS_TARGET_MB = 250.0
+SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chie", "colour": "green"}]
+
+
+class SSEClient:
+    """Reads an event stream over HTTP in a thread; remembers when each version arrived."""
+
+    def __init__(self, host: str, port: int, path: str = "/events") -> None:
+        self.arrived: dict[int, float] = {}
+        self._cond = threading.Condition()
+        self._conn = http.client.HTTPConnection(host, port, timeout=30)
+        self._conn.request("GET", path, headers={"Accept": "text/event-stream"})
+        self._response = self._conn.getresponse()
+        if self._response.status != 200:
+            raise RuntimeError(f"GET {path}: HTTP {self._response.status}")
+        self._thread = threading.Thread(target=self._read, name="sse-client", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for raw in iter(self._response.readline, b""):
+                line = raw.decode("utf-8").rstrip("\r\n")
+                if line.startswith("data: "):
+                    payload = json.loads(line[6:])  # parse the whole view, as a page does
+                    now = time.perf_counter()
+                    with self._cond:
+                        self.arrived.setdefault(int(payload["version"]), now)
+                        self._cond.notify_all()
+        except (OSError, ValueError, http.client.HTTPException):
+            pass  # the stream was closed at the end
+
+    def wait_for(self, version: int, timeout: float = 10.0) -> float:
+        """When the first event with at least ``version`` arrived (perf_counter seconds)."""
+        def seen() -> float | None:
+            times = [t for v, t in self.arrived.items() if v >= version]
+            return min(times) if times else None
+
+        with self._cond:
+            if not self._cond.wait_for(lambda: seen() is not None, timeout):
+                raise TimeoutError(f"no event with version {version} within {timeout} s")
+            return seen()
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        info = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().splitlines() if ":" in line)
+        info = {k.strip().lower(): v.strip() for k, v in info.items()}
+        model = info.get("model name") or info.get("hardware") or info.get("model") or model
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def _ensure_throw_due(table: Any, rng: random.Random) -> dict[str, Any]:
+    """Declare (or start a new game) until the game waits for a throw."""
+    for _ in range(20):
+        exp = table.engine.expects(table.state)
+        if exp["kind"] == "throw":
+            return exp
+        if exp["kind"] == "declare":
+            for seat in exp["seats"]:
+                table.declare(seat, rng.randint(1, 3), "phone")
+        elif exp["kind"] == "card":
+            table.card(exp["cards"][0])
+        else:
+            table.start_game("alea", SEATS, {"deck": "dealt"}, rng.randrange(1 << 30))
+    raise RuntimeError("the game never asked for a throw")
+
+
+def _roll_for(exp: dict[str, Any], on_table: list[Any], rng: random.Random, ids: itertools.count) -> Any:
+    from vision.settle import Roll, TrackedDie
+
+    counts = dict(exp["dice"])
+    if "*" in counts:
+        counts = {"red": counts.pop("*")}
+    everything = bool(exp.get("reroll")) or "*" in exp["dice"]
+    dice = [] if everything else [dataclasses.replace(d, status="still") for d in on_table]
+    for colour, n in counts.items():
+        for _ in range(n):
+            x, y = rng.uniform(30, 560), rng.uniform(30, 400)
+            dice.append(TrackedDie(next(ids), colour, rng.randint(1, 6), (x, y, x + 48, y + 48), 0.97,
+                                   "rethrown" if everything else "new", False))
+    return Roll(tuple(dice), time.monotonic())
+
+
+def measure_latency(table: Any, client: SSEClient, rolls: int, frame: Any, seed: int = 1) -> list[float]:
+    rng, ids = random.Random(seed), itertools.count(1)
+    on_table: list[Any] = []
+    latencies = []
+    for _ in range(rolls):
+        exp = _ensure_throw_due(table, rng)
+        if table.engine.view(table.state).get("table") == []:
+            on_table = []
+        roll = _roll_for(exp, on_table, rng, ids)
+        started = time.perf_counter()
+        result = table.settled_roll(roll, frame)
+        version = table.version
+        arrived = client.wait_for(version)
+        latencies.append((arrived - started) * 1000.0)
+        if not result["ok"]:
+            raise RuntimeError(f"the benchmark's roll was refused: {result['error']['en']}")
+        on_table = list(roll.dice)
+    return latencies
+
+
+def run_demo_loop(table: Any, seconds: float, seed: int = 2) -> dict[str, int]:
+    """Play with the demo's throw control for ``seconds``: the synthetic camera renders the
+    dice, the camera thread reads them with the detector and the settler, the table applies
+    them. A misread throw (a prompt) is typed in, as a host would."""
+    rng = random.Random(seed)
+    counts = {"throws": 0, "read": 0, "typed": 0}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        _ensure_throw_due(table, rng)
+        before = len(table.store.events(table.record.id))
+        thrown = table.demo_throw()
+        counts["throws"] += 1
+        version = table.version
+        while time.monotonic() < deadline and len(table.store.events(table.record.id)) == before:
+            if table.prompt is not None:
+                break
+            version = table.wait_for_change(version, timeout=2.0)
+        if len(table.store.events(table.record.id)) > before:
+            counts["read"] += 1
+        elif thrown.get("thrown"):
+            table.typed_throw(thrown["thrown"])
+            counts["typed"] += 1
+    return counts
+
+
+def main(args: argparse.Namespace) -> int:
+    from gpiozero.pins.mock import MockFactory
+
+    from pi import config as config_module
+    from pi.appliance import build
+
+    logging.basicConfig(level=logging.WARNING)
+    rolls = int(getattr(args, "rolls", 50))
+    seconds = float(getattr(args, "detector_seconds", 20.0))
+    with tempfile.TemporaryDirectory(prefix="dicetable-bench-") as tmp:
+        config = dataclasses.replace(config_module.load(None), data_dir=Path(tmp))
+        appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
+        table = appliance.table
+        table.rng = random.Random(3)
+        try:
+            table.start_game("alea", SEATS, {"deck": "dealt"}, seed=1)
+            port = appliance.serve_in_thread("127.0.0.1", 0)
+            client = SSEClient("127.0.0.1", port)
+            table.start()  # the camera thread runs (and reads) while rolls are timed
+            frame = table.camera.read() if table.camera is not None else None
+            latencies = measure_latency(table, client, rolls, frame)
+            detector = "real detector" if table.detector is not None else "NO detector (models/*.onnx missing)"
+            loop = run_demo_loop(table, seconds) if table.detector is not None else {}
+            client.close()
+        finally:
+            appliance.close()
+        rss = _peak_rss_mb()
+    latencies.sort()
+    p95 = latencies[max(0, int(round(0.95 * len(latencies))) - 1)]
+    median = statistics.median(latencies)
+    ok_latency, ok_rss = p95 <= LATENCY_TARGET_MS, rss <= RSS_TARGET_MB
+    print(f"dicetable bench-table: {len(latencies)} settled rolls -> SSE client over HTTP (waitress, localhost)")
+    print(f"machine: {_machine()}")
+    print(f"roll -> phone view: median {median:.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms "
+          f"(target p95 <= {LATENCY_TARGET_MS:.0f} ms: {'ok' if ok_latency else 'MISSED'})")
+    if loop:
+        print(f"demo loop with the {detector}, {seconds:.0f} s: {loop['throws']} throws, "
+              f"{loop['read']} read by the camera, {loop['typed']} typed after a prompt")
+    else:
+        print(f"demo loop: skipped ({detector})")
+    print(f"peak RSS: {rss:.0f} MB (target <= {RSS_TARGET_MB:.0f} MB: {'ok' if ok_rss else 'MISSED'})")
+    return 0 if ok_latency and ok_rss else 1

@@ -23,13 +23,19 @@ How a die is named (`ColourTable.name`):
     into the nearest colour.
   * the default scales are wide in lightness (light varies) and narrower in hue (a white
     balance shift moves hue little for strongly coloured dice), see `DEFAULT_SCALES`.
-  * see-through rule: a die whose body is within `SEE_THROUGH_DISTANCE` (CIE76 delta E)
-    of its surroundings looks like the table. With glints (at least `CLEAR_MIN_GLINTS`) it
-    is "clear" when the table knows "clear", else unknown. Without glints it is a solid die
-    on a surface of nearly its own colour, or a dull clear die: unknown when the table knows
-    "clear" (a white die on a white tray), else the solid colour that accepts it (or
-    unknown). Calibration refuses a colour whose dice look like the surface when "clear"
-    is calibrated too: use a tray that contrasts with the dice.
+  * see-through rule: a die looks like the table when its body is within
+    `SEE_THROUGH_DISTANCE` (CIE76 delta E) of its surroundings, or, on a coloured surface
+    (chroma >= `TINT_MIN_CHROMA`), when its body is a paler or greyer version of the
+    surface's own hue (a and b a fraction `TINT_FRACTION` of the surface's, off that hue
+    by at most `TINT_RESIDUAL`, lighter by `TINT_LIGHTNESS`): clear plastic shows the
+    cloth under it, lightened and desaturated by reflections. Such a die is
+      - "clear" when the table knows "clear" (else unknown) and either it glints (at
+        least `CLEAR_MIN_GLINTS`) or it is such a tint and no solid colour accepts it;
+      - otherwise unknown when the table knows "clear" (a white die on a white tray, a grey
+        die on a grey board: either could be clear), else the solid colour that accepts it
+        (a die on a cloth of nearly its own colour) or unknown.
+    Calibration refuses a colour whose dice look like the surface when "clear" is
+    calibrated too: use a tray that contrasts with the dice.
 """
 from __future__ import annotations
 
@@ -72,7 +78,7 @@ DEFAULT_SCALES: dict[str, tuple[float, float, float]] = {
     "blue": (24.0, 30.0, 22.0),
     "purple": (22.0, 32.0, 18.0),
     "pink": (20.0, 28.0, 20.0),
-    "white": (22.0, 16.0, 16.0),
+    "white": (22.0, 20.0, 16.0),
     "black": (16.0, 14.0, 14.0),
 }
 #: Where the default white and black are centred (L, a, b): a white die in a photo is
@@ -84,6 +90,13 @@ DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
 
 #: Body colour within this CIE76 distance of the surroundings: the die is see-through.
 SEE_THROUGH_DISTANCE = 12.0
+#: Tinted see-through: on a surface of at least this chroma, a body whose (a, b) is
+#: TINT_FRACTION times the surface's (a, b), within TINT_RESIDUAL across the surface's
+#: hue, and lighter by TINT_LIGHTNESS (clear plastic lightens what it covers).
+TINT_MIN_CHROMA = 20.0
+TINT_FRACTION = (0.3, 1.1)
+TINT_RESIDUAL = 6.0
+TINT_LIGHTNESS = (-5.0, 16.0)
 #: A glint pixel is this much lighter (L) than both body and surroundings, and greyish.
 GLINT_LIGHTER = 20.0
 GLINT_MAX_CHROMA = 25.0
@@ -117,8 +130,10 @@ class ColourDescriptor:
     `lab` is the body colour (L, a, b), `chroma` and `hue` (degrees) derive from it,
     `background` is the median Lab colour of the ring around the die (None when the die
     fills the image), `background_distance` the CIE76 distance between them (inf without
-    a background) and `see_through` whether it is below `SEE_THROUGH_DISTANCE`; `glints`
-    is the share of the box's outer band lit like a clear die's edges.
+    a background), `see_through` whether the die looks like its surroundings (see the
+    module's see-through rule), `tinted` whether it is a paler version of a coloured
+    surface's hue, and `glints` the share of the box's outer band lit like a clear die's
+    edges.
     """
 
     lab: tuple[float, float, float]
@@ -126,11 +141,9 @@ class ColourDescriptor:
     hue: float
     background: tuple[float, float, float] | None
     background_distance: float
+    see_through: bool = False
+    tinted: bool = False
     glints: float = 0.0
-
-    @property
-    def see_through(self) -> bool:
-        return self.background_distance <= SEE_THROUGH_DISTANCE
 
     @property
     def clear_like(self) -> bool:
@@ -201,8 +214,11 @@ def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
         background_distance = float(np.linalg.norm(body - background))
         background_t: tuple[float, float, float] | None = tuple(float(v) for v in background)
         lightest = max(float(body[0]), float(background[0]))
+        tinted = _tinted(body, background)
+        see_through = background_distance <= SEE_THROUGH_DISTANCE or tinted
     else:
         background_t, background_distance, lightest = None, math.inf, float(body[0])
+        see_through = tinted = False
     bx0, by0, bx1, by1 = _clip_box((x0, y0, x1, y1), 0.0, width, height)
     band = np.zeros(lab.shape[:2], dtype=bool)
     band[by0 - oy0 : by1 - oy0, bx0 - ox0 : bx1 - ox0] = True
@@ -228,8 +244,24 @@ def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
         hue=math.degrees(math.atan2(b, a)) % 360.0,
         background=background_t,
         background_distance=background_distance,
+        see_through=see_through,
+        tinted=tinted,
         glints=glints,
     )
+
+
+def _tinted(body: np.ndarray, background: np.ndarray) -> bool:
+    """Is the body a paler or greyer version of a coloured surface's hue?"""
+    surface = background[1:].astype(float)
+    chroma = float(np.hypot(*surface))
+    lighter = float(body[0] - background[0])
+    if chroma < TINT_MIN_CHROMA or not TINT_LIGHTNESS[0] <= lighter <= TINT_LIGHTNESS[1]:
+        return False
+    direction = surface / chroma
+    along = float(np.dot(body[1:], direction))
+    across = abs(float(body[1] * direction[1] - body[2] * direction[0]))
+    low, high = TINT_FRACTION
+    return low * chroma <= along <= high * chroma and across <= TINT_RESIDUAL
 
 
 def _bgr_to_lab(bgr: Sequence[int]) -> tuple[float, float, float]:
@@ -312,7 +344,7 @@ class ColourTable:
         if not descriptor.see_through:
             return best
         clear = next((e.name for e in self.entries if e.see_through), None)
-        if descriptor.clear_like:
+        if descriptor.clear_like or (descriptor.tinted and best is None):
             return clear  # None when the table knows no clear dice
         if clear is None:
             return best  # a solid die on a cloth of nearly its own colour

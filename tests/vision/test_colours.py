@@ -23,7 +23,7 @@ BACKGROUNDS = {
     "green felt": (45, 95, 35),
     "wood": (60, 105, 150),
     "blue-grey felt": (85, 70, 55),
-    "grey board": (120, 120, 120),
+    "dark grey board": (80, 80, 80),
 }
 ODD_COLOURS = {"teal": (128, 128, 0), "brown": (30, 70, 120), "grey": (128, 128, 128), "lime": (40, 230, 170)}
 SOLID = [name for name in DEFAULT_PALETTE if name != "clear"]

@@ -25,7 +25,10 @@ from typing import Any, Callable
 
 log = logging.getLogger("dicetable")
 
-SERVER_THREADS = 8
+# Each open live page (server-sent events) holds one thread; 16 leave room for a table of
+# five seat phones, the status and host pages, a few spectators and the short requests
+# (pictures, actions). See pi/README.md.
+SERVER_THREADS = 16
 
 
 def register(sub) -> None:

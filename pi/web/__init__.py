@@ -38,7 +38,9 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         SESSION_COOKIE_SAMESITE="Lax",
         DEMO=False,
         SSE_KEEPALIVE_S=15.0,
-        SSE_MAX_S=None,  # end a stream after this many seconds (tests); None = never
+        # A live stream ends after this many seconds and the browser reconnects at once, so a
+        # phone that vanished without closing its connection frees its thread. None = never.
+        SSE_MAX_S=300.0,
         PIN_ATTEMPTS=5,
         PIN_WINDOW_S=60.0,
     )

@@ -357,3 +357,43 @@ def test_a_camera_that_stays_down_is_reported_and_the_game_goes_on(config, store
         assert table.typed_throw([{"colour": "red", "face": 1}])["ok"]
     finally:
         table.stop()
+
+
+class _LabelDetector:
+    """Returns the synthetic table's own labels as detections (a perfect detector)."""
+
+    def __init__(self, synthetic):
+        self.synthetic = synthetic
+        self.colours = None
+
+    def detect(self, image):
+        from vision.detector import Detection
+
+        return [Detection(tuple(box), face, 0.99, colour) for box, face, colour in self.synthetic.labels]
+
+
+def test_colour_calibration_from_one_throw_per_colour(config, store):
+    from vision.camera import SyntheticTable
+    from vision.colours import ColourTable
+
+    from pi.table import colour_table_path
+
+    synthetic = SyntheticTable(seed=3, tumble_frames=0)
+    detector = _LabelDetector(synthetic)
+    table = Table(config, store, camera=synthetic, detector=detector, settler=None, frame_interval=0.01)
+    try:
+        assert not table.calibration_save()["ok"]  # nothing captured yet
+        for colour in ("red", "blue", "green"):
+            synthetic.clear()
+            synthetic.throw([(colour, f) for f in (1, 3, 5, 6)])
+            frame = synthetic.read()
+            table._latest_frame = frame  # as the camera thread keeps it for the live view
+            result = table.calibration_capture(colour)
+            assert result == {"ok": True, "dice": 4}
+        assert set(table.calibration_status()["captured"]) == {"red", "blue", "green"}
+        assert table.calibration_save()["ok"]
+        saved = ColourTable.load(colour_table_path(config))
+        assert {"red", "blue", "green"} <= set(saved.names())
+        assert detector.colours is not None
+    finally:
+        table.stop()

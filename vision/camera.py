@@ -426,7 +426,7 @@ class RetryingCamera:
     while the camera is down (they never raise). A failure closes the camera, is logged
     once, and shows in `status`; the camera is reopened with `factory()` at most every
     `retry_every` seconds (a read while down waits for the next attempt, so a loop calling
-    read() does not spin).
+    read() does not spin; `close()` ends that wait).
 
     status: "ok" (frames coming), "failed: <reason>" (just failed), "retrying" (reopening
     failed again; `reason` holds the last error). `on_status(status)` is called on every
@@ -436,11 +436,13 @@ class RetryingCamera:
     def __init__(self, factory: Callable[[], Camera], retry_every: float = 2.0, *,
                  on_status: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] | None = None) -> None:
         self._factory = factory
         self.retry_every = retry_every
         self.on_status = on_status
-        self._clock, self._sleep = clock, sleep
+        self._closed = threading.Event()
+        # The wait between attempts ends early when close() is called.
+        self._clock, self._sleep = clock, sleep or self._closed.wait
         self._lock = threading.RLock()
         self._camera: Camera | None = None
         self._next_try = float("-inf")
@@ -491,10 +493,14 @@ class RetryingCamera:
 
     def _get(self, preview: bool) -> np.ndarray | None:
         with self._lock:
+            if self._closed.is_set():
+                return None
             if self._camera is None:
                 wait = self._next_try - self._clock()
                 if wait > 0:
                     self._sleep(wait)
+                    if self._closed.is_set():
+                        return None
                 if not self._open():
                     return None
             camera = self._camera
@@ -518,6 +524,8 @@ class RetryingCamera:
         return self._get(preview=True)
 
     def close(self) -> None:
+        """Close the camera; a read waiting for the next attempt returns None at once."""
+        self._closed.set()
         with self._lock:
             if self._camera is not None:
                 self._camera.close()

@@ -274,3 +274,22 @@ def test_retrying_camera_that_never_opened():
     assert camera.read() is not None and clock.slept == [5.0]
     assert camera.status == "ok" and camera.camera is not None
     camera.close()
+
+
+def test_close_ends_the_wait_for_the_next_attempt():
+    import threading
+
+    factory = Flaky()
+    factory.plugged = False
+    camera = RetryingCamera(factory, retry_every=60.0)
+    waiting = threading.Event()
+    default_wait = camera._sleep  # the real wait, only watched here
+    camera._sleep = lambda seconds: (waiting.set(), default_wait(seconds))
+    result = {}
+    reader = threading.Thread(target=lambda: result.setdefault("frame", camera.read()))
+    reader.start()
+    assert waiting.wait(timeout=5)
+    camera.close()  # without this the read would wait a minute
+    reader.join(timeout=5)
+    assert not reader.is_alive() and result == {"frame": None}
+    assert camera.read() is None and factory.opened == 0

@@ -1,7 +1,7 @@
 """Seeded random ALEA games: thousands of legal games with illegal events mixed in.
 
-After every event: scores never decrease, nobody's declaration shows before the reveal,
-and a refused event changes nothing. Replaying the event list rebuilds the same state
+After every event: scores never decrease, a declaration before the reveal changes neither
+the public view nor another (random) seat's view, and a refused event changes nothing. Replaying the event list rebuilds the same state
 (checked after every event in every 100th game, and at the end of every game), and every
 game ends with exactly one winner.
 """
@@ -68,9 +68,9 @@ def illegal_event(state: alea.State, rng: random.Random) -> dict:
     return rng.choice(choices)
 
 
-def public_views(state: alea.State, but: str) -> list[dict]:
-    """What everyone except ``but`` can see."""
-    return [alea.view(state)] + [alea.view(state, s.name) for s in state.seats if s.name != but]
+def public_views(state: alea.State, other: str) -> list[dict]:
+    """What the table shows everyone, and what ``other``'s phone shows."""
+    return [alea.view(state), alea.view(state, other)]
 
 
 def play(game_number: int) -> alea.State:
@@ -92,11 +92,13 @@ def play(game_number: int) -> alea.State:
             continue
         event = legal_event(state, rng)
         secret = event["type"] == "declare" and len(alea.expects(state)["seats"]) > 1
-        seen_before = public_views(state, event.get("seat")) if secret else None
+        if secret:  # the declaring seat and some other seat
+            other = rng.choice([s.name for s in state.seats if s.name != event["seat"]])
+            seen_before = public_views(state, other)
         new = alea.apply(state, event)
         assert all(b >= a for a, b in zip(state.scores, new.scores)), "a score went down"
         if secret:
-            assert public_views(new, event["seat"]) == seen_before, "a declaration leaked before the reveal"
+            assert public_views(new, other) == seen_before, "a declaration leaked before the reveal"
         state = new
         if check_every_event:
             rebuilt, steps = replay(alea, seats, options, game_number, event_list(state))

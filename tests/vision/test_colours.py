@@ -74,8 +74,10 @@ def draw_die(
     face: int,
     rng: np.random.Generator,
     size: int = DIE,
+    glints: bool = True,
 ) -> tuple[float, float, float, float]:
-    """Draw a die (colour None: a clear, see-through die) and return its box."""
+    """Draw a die (colour None: a clear, see-through die, with or without lit edges) and
+    return its box."""
     angle = float(rng.uniform(0, 90))
     mask = rounded_square(size, angle)
     cx, cy = centre
@@ -84,10 +86,13 @@ def draw_die(
     ys, xs = np.mgrid[-size:size, -size:size].astype(np.float32) / size
     if colour_bgr is None:
         # Clear: the table shows through, a little lighter, with bright edges.
-        body = patch * 0.92 + 18.0
-        edge = mask - cv2.erode(mask, np.ones((5, 5), np.uint8))
-        glint = 0.8 * np.clip(edge, 0, 1)[..., None]  # the light, reflected along the edges
-        body = body * (1 - glint) + 250.0 * glint
+        if glints:
+            body = patch * 0.92 + 18.0
+            edge = mask - cv2.erode(mask, np.ones((5, 5), np.uint8))
+            glint = 0.8 * np.clip(edge, 0, 1)[..., None]  # the light, reflected along the edges
+            body = body * (1 - glint) + 250.0 * glint
+        else:  # dull: the cloth lightened and greyed by the plastic, no lit edges
+            body = patch * 0.6 + 0.4 * patch.mean(axis=(0, 1)).mean() + 12.0
         pip_colour = np.array((235, 235, 235), np.float32)
     else:
         shade = 1.0 - 0.12 * (xs + ys) / 2.0  # lit from the top left
@@ -170,6 +175,40 @@ def test_clear_die_shows_the_table_through_it():
     assert clear.see_through and clear.background is not None
     assert not green.see_through
     assert green.chroma > 40 and 120 < green.hue < 170
+
+
+def test_dull_clear_die_on_coloured_cloth_is_a_paler_tint_of_it():
+    rng = np.random.default_rng(9)
+    for background in ("green felt", "wood"):
+        image = table(background, rng)
+        box = draw_die(image, None, PLACES[1], 4, rng, glints=False)
+        image = finish(image)
+        descriptor = describe(image, box)
+        assert descriptor.tinted and descriptor.glints < 0.01
+        assert ColourTable.default().name(image, box) == "clear"
+
+
+def test_grey_die_on_grey_board_is_unknown_not_clear():
+    rng = np.random.default_rng(11)
+    image = np.full((*SIZE, 3), 110.0, np.float32) + rng.normal(0, 4, (*SIZE, 3)).astype(np.float32)
+    box = draw_die(image, ODD_COLOURS["grey"], PLACES[2], 5, rng)
+    image = finish(image)
+    assert describe(image, box).see_through
+    assert ColourTable.default().name(image, box) is None
+
+
+def test_demo_renderer_dice_are_named_by_the_default_palette():
+    synth = pytest.importorskip("vision.synth")
+    if not hasattr(synth, "render_table"):
+        pytest.skip("vision.synth has no render_table yet")
+    colours = ColourTable.default()
+    names = list(DEFAULT_PALETTE)
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        places = synth.layout(len(names), rng)
+        dice = [(name, 1 + k % 6, cx, cy, angle) for k, (name, (cx, cy, angle)) in enumerate(zip(names, places))]
+        image, labels = synth.render_table(dice, rng)
+        assert [colours.name(image, box) for box, _, _ in labels] == names
 
 
 def test_white_die_on_a_white_tray_is_unknown_rather_than_guessed():

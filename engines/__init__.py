@@ -11,17 +11,22 @@ from types import ModuleType
 
 from engines.core import IllegalEvent, ReplayStep, Seat, SetupError, replay
 
-__all__ = ["GAMES", "load", "replay", "IllegalEvent", "SetupError", "Seat", "ReplayStep"]
+__all__ = ["GAMES", "load", "replay", "GameNotImplemented", "IllegalEvent", "SetupError", "Seat", "ReplayStep"]
 
 #: Every game of the project, by the name scripts and configs use.
 GAMES = ("alea", "dieangler", "chiritsumo", "ariexpress", "flyingdwarves")
+
+
+class GameNotImplemented(NotImplementedError, ValueError):
+    """A game of the project whose engine is not written yet."""
 
 
 def load(name: str) -> ModuleType:
     """The engine module of game ``name``.
 
     Raises ``ValueError`` listing the known games for an unknown name, and
-    ``NotImplementedError`` for a known game whose engine is not written yet.
+    ``GameNotImplemented`` (a ``ValueError`` too) for a known game whose engine is not
+    written yet.
     """
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}")
@@ -31,6 +36,6 @@ def load(name: str) -> ModuleType:
         if exc.name != f"engines.{name}":
             raise
         ready = [g for g in GAMES if importlib.util.find_spec(f"engines.{g}") is not None]
-        raise NotImplementedError(
+        raise GameNotImplemented(
             f"the {name} engine is not implemented yet; games you can play now: {', '.join(ready)}"
         ) from None

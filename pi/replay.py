@@ -104,7 +104,7 @@ def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:
     header, events = read_script(stream)
     try:
         game = engines.load(header["game"])
-    except (ValueError, NotImplementedError) as exc:
+    except ValueError as exc:  # unknown game, or engines.GameNotImplemented
         raise ScriptError(f"line 1: {exc}") from None
     try:
         state, steps = engines.replay(

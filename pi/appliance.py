@@ -332,6 +332,13 @@ def _print_addresses(appliance: Appliance, host: str, port: int) -> None:
     print("\n".join(lines), flush=True)
 
 
+def _has_desktop() -> bool:
+    """Only open a browser where there is a screen (never a console browser over the log)."""
+    import os
+
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> int:
     try:
         server = make_server(appliance.app, host, port)
@@ -349,7 +356,7 @@ def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> in
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
     _print_addresses(appliance, host, server.effective_port)
-    if open_browser:
+    if open_browser and _has_desktop():
         import webbrowser
 
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host

@@ -171,6 +171,7 @@ class Table:
         self.last_roll_frame: Any = None
         self.last_roll_time: float | None = None
         self.prompt: dict[str, str] | None = None
+        self.prompt_dice: list[dict[str, Any]] = []  # the readable dice of the refused roll
         self.camera_status: dict[str, Any] = {"ok": camera is not None, "message": None}
         if camera is None:
             self.camera_status["message"] = {
@@ -440,6 +441,7 @@ class Table:
             chosen = [d for d in dice if d.id not in self.accepted_ids and d.status != STILL] or [
                 d for d in dice if d.id not in self.accepted_ids
             ]
+        self.prompt_dice = [{"colour": d.colour, "face": d.face} for d in chosen if d.colour and d.face]
         problem = self._check_dice(expects, chosen)
         if problem is not None:
             self.prompt = problem

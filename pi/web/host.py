@@ -85,7 +85,7 @@ def page():
         "host.html", snap=snap, links=links, games=_playable(GAMES),
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
         last_throw=_dice_text(table.last_throw_dice()),
-        roll_text=_dice_text([d for d in (snap["last_roll"] or []) if d.get("face")]),
+        roll_text=_dice_text(table.prompt_dice) if snap["prompt"] else "",
         calibration=table.calibration_status(),
     )
 

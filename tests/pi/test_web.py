@@ -244,3 +244,36 @@ def test_demo_buttons_press_the_mock_pins(panel_and_table, config, clock):
 
 def test_demo_routes_exist_only_in_demo_mode(client):
     assert client.post("/demo/throw").status_code == 404
+
+
+def test_run_with_a_bad_config_says_so_in_one_line_and_exits_2(tmp_path, capsys):
+    from pi.cli import main
+
+    bad = tmp_path / "dicetable.toml"
+    bad.write_text('host_pin = "12"\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--config", str(bad)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "host_pin" in err
+
+
+def test_the_demo_appliance_serves_its_pages(config):
+    import urllib.request
+
+    from gpiozero.pins.mock import MockFactory
+
+    from pi.appliance import build
+
+    appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
+    try:
+        assert appliance.synthetic is not None and appliance.table.camera is appliance.synthetic
+        appliance.table.start_game("alea", SEATS3, {}, seed=2)
+        port = appliance.serve_in_thread("127.0.0.1", 0)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as response:
+            state = json.load(response)
+        assert state["kind"] == "declare" and state["game"]["game"] == "alea"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert 'id="demo-throw"' in response.read().decode()
+    finally:
+        appliance.close()

@@ -379,7 +379,10 @@ class ColourTable:
         for name, image, boxes in samples:
             if not isinstance(name, str) or not name:
                 raise ColourTableError(f"calibration sample names no colour: {name!r}")
-            measured.setdefault(name, []).extend(describe(image, box) for box in boxes)
+            try:
+                measured.setdefault(name, []).extend(describe(image, box) for box in boxes)
+            except ValueError as exc:
+                raise ColourTableError(f"calibration throw for {name}: {exc}") from None
         if not measured:
             raise ColourTableError("calibration needs one throw of each colour; none was given")
         entries = []
@@ -391,12 +394,12 @@ class ColourTable:
                 )
             see_through = sum(d.see_through for d in descriptors)
             if name == CLEAR:
-                dull = sum(not d.clear_like for d in descriptors)
+                dull = sum(not (d.clear_like or d.tinted) for d in descriptors)
                 if dull:
                     raise ColourTableError(
                         f"{dull} of the {len(descriptors)} clear dice do not show the table "
-                        "through them with lit edges: calibrate clear dice alone, on the "
-                        "table's own surface, under the table's light"
+                        "through them (no lit edges, not a tint of the surface): calibrate "
+                        "clear dice alone, on the table's own surface, under the table's light"
                     )
                 entries.append(ColourEntry(CLEAR, see_through=True))
                 continue

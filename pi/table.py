@@ -324,16 +324,29 @@ class Table:
     def _sync_panel(self) -> None:
         if self.panel is None:
             return
+        locked: dict[str, int] = {}
         with self._lock:
-            kind = self._expects().get("kind")
+            expects = self._expects()
+            kind = expects.get("kind")
             was_open = self._panel_open
             self._panel_open = kind == "declare"
-        # Outside the table lock: the panel calls back into declare() from its own thread.
-        if kind == "declare" and not was_open:
             panel_seats = set(getattr(self.panel, "seats", ()) or ())
             seats = [n for n in self.seat_names_in_game() if not panel_seats or n in panel_seats]
+            if kind == "declare" and not was_open:
+                # After an undo or a restart some seats may have declared already: their
+                # LEDs show locked and their buttons stay still.
+                waiting = set(expects.get("seats", seats))
+                for seat in seats:
+                    if seat not in waiting:
+                        value = self._own_declaration(seat)
+                        if value is not None:
+                            locked[seat] = value
+        # Outside the table lock: the panel calls back into declare() from its own thread.
+        if kind == "declare" and not was_open:
             self.panel.reset()
             self.panel.open(seats)
+            for seat, value in locked.items():
+                self._panel_lock(seat, value)
         elif kind != "declare" and was_open:
             if self.state is None:
                 self.panel.reset()
@@ -341,6 +354,13 @@ class Table:
                 self.panel.reveal()
         elif kind is None or kind == "none":
             self.panel.reset()
+
+    def _own_declaration(self, seat: str) -> int | None:
+        try:
+            value = self.engine.view(self.state, seat).get("mine", {}).get("declaration")
+        except (ValueError, AttributeError):
+            return None
+        return value if isinstance(value, int) else None
 
     # ------------------------------------------------------------------ declarations
 

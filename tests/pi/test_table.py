@@ -397,3 +397,16 @@ def test_colour_calibration_from_one_throw_per_colour(config, store):
         assert detector.colours is not None
     finally:
         table.stop()
+
+
+def test_undo_of_a_declaration_reopens_only_that_seat(panel_and_table, clock):
+    panel, table = panel_and_table
+    table.start_game("alea", SEATS3, {}, seed=1)
+    table.declare("Aki", 2)
+    table.declare("Ben", 1)
+    declare_on_button(panel, clock, "Chie", 3)
+    assert panel.led("Aki") == "revealed"
+    assert table.undo()["ok"]  # Chie's declaration is taken back
+    assert (panel.led("Aki"), panel.led("Ben"), panel.led("Chie")) == ("locked", "locked", "entering")
+    declare_on_button(panel, clock, "Chie", 1)
+    assert table.snapshot()["view"]["declarations"] == {"Aki": 2, "Ben": 1, "Chie": 1}

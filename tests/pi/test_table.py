@@ -410,3 +410,34 @@ def test_undo_of_a_declaration_reopens_only_that_seat(panel_and_table, clock):
     assert (panel.led("Aki"), panel.led("Ben"), panel.led("Chie")) == ("locked", "locked", "entering")
     declare_on_button(panel, clock, "Chie", 1)
     assert table.snapshot()["view"]["declarations"] == {"Aki": 2, "Ben": 1, "Chie": 1}
+
+
+def test_demo_throws_flow_through_the_camera_thread(config, store):
+    """The demo's throw control renders dice on the synthetic table; the camera thread reads
+    them (here with a perfect detector), the settler settles them, and the throws apply."""
+    from vision.camera import SyntheticTable
+    from vision.settle import Settler
+
+    synthetic = SyntheticTable(seed=5, tumble_frames=3)
+    table = Table(config, store, camera=synthetic, detector=_LabelDetector(synthetic),
+                  settler=Settler(settle_frames=2), synthetic=synthetic, frame_interval=0.005,
+                  rng=random.Random(8))
+    try:
+        _to_first_throw(table, (1, 2, 2))
+        table.start()
+        read = 0
+        for _ in range(4):
+            exp = _expects(table)
+            if exp["kind"] != "throw":
+                break
+            before = len(store.events(table.record.id))
+            assert table.demo_throw()["ok"]
+            _wait_until(table, lambda: len(store.events(table.record.id)) > before or table.prompt is not None)
+            assert table.prompt is None, table.prompt
+            thrown = store.events(table.record.id)[-1]["dice"]
+            assert sorted(d["colour"] for d in thrown) == sorted(c for c, n in exp["dice"].items() for _ in range(n))
+            read += 1
+        assert read >= 2
+        assert len(store.rolls(table.record.id)) >= read
+    finally:
+        table.stop()

@@ -210,6 +210,25 @@ def synth_pool(n: int, seed: int) -> list[Sample]:
     return out
 
 
+def load_pool(args) -> list[Sample]:
+    """The synthetic pool: rendered now, or read from --pool-cache (written when absent)."""
+    import pickle
+
+    cache = Path(args.pool_cache) if args.pool_cache else None
+    if cache and cache.is_file():
+        with open(cache, "rb") as f:
+            pool = pickle.load(f)
+        print(f"synthetic pool: {len(pool)} scenes from {cache}", flush=True)
+        return pool[: args.pool]
+    pool = synth_pool(args.pool, args.seed + 100)
+    if cache:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with open(cache.with_suffix(".tmp"), "wb") as f:
+            pickle.dump(pool, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(cache.with_suffix(".tmp"), cache)
+    return pool
+
+
 def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool = True) -> np.ndarray:
     """Hue shift, saturation, brightness, contrast, channel shuffles, grey: float32 in, out."""
     if rng.random() < 0.5:
@@ -499,7 +518,7 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         while len(xs) < args.cls_batch:
             src = data[int(rng.choice(len(data), p=weights))][0]
             s = src[int(rng.integers(0, len(src)))]
-            ex = crop_example(s, rng, negative=rng.random() < 0.2)
+            ex = crop_example(s, rng, negative=rng.random() < 0.25)
             if ex is None:
                 continue
             xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
@@ -539,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes-detector", type=float, default=40.0)
     p.add_argument("--minutes-classifier", type=float, default=40.0)
     p.add_argument("--pool", type=int, default=1500, help="synthetic scenes rendered once (default 1500)")
+    p.add_argument("--pool-cache", metavar="FILE", help="read the pool from FILE, or render and save it there")
+    p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -556,7 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     real = [s for spec in args.real for s in load_real(spec, True)]
     centres = [s for spec in args.centres for s in load_real(spec, False)]
-    pool = synth_pool(args.pool, args.seed + 100) if args.pool else []
+    pool = load_pool(args) if args.pool else []
+    if args.render_only:
+        return 0
     rw = 1.0 - args.synth_weight
     data: list[tuple[list[Sample], float]] = []
     if pool:

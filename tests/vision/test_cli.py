@@ -1,0 +1,109 @@
+"""`dicetable detect / evaluate / bench / calibrate` output and exit codes."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pi.cli import main
+from vision import synth
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
+
+
+def test_detect_prints_one_exact_json_line_per_image(capsys):
+    assert main(["detect", "--json", str(FIXTURES)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = sorted(p.name for p in FIXTURES.glob("*.jpg"))
+    assert [json.loads(line)["image"] for line in lines] == names
+    for line in lines:
+        record = json.loads(line)
+        assert set(record) == {"image", "dice"}
+        assert record["dice"], record
+        for die in record["dice"]:
+            assert set(die) == {"box", "face", "colour", "confidence"}
+            assert len(die["box"]) == 4 and all(round(v, 1) == v for v in die["box"])
+            assert die["face"] in range(1, 7)
+            assert 0 <= die["confidence"] <= 1 and round(die["confidence"], 4) == die["confidence"]
+            assert die["colour"] is None or isinstance(die["colour"], str)
+
+
+def test_detect_reports_an_unreadable_file_and_goes_on(tmp_path, capsys):
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"not an image")
+    good = tmp_path / "table.png"
+    image, _ = synth.render_table([("red", 4, 320, 240, 10)], np.random.default_rng(0))
+    cv2.imwrite(str(good), image)
+    assert main(["detect", str(tmp_path), str(tmp_path / "missing.jpg")]) == 1
+    out = capsys.readouterr()
+    assert "broken.jpg" in out.err and "missing.jpg" in out.err
+    records = [json.loads(line) for line in out.out.splitlines()]
+    assert [r["image"] for r in records] == ["table.png"]
+    assert [d["face"] for d in records[0]["dice"]] == [4]
+
+
+def test_detect_text_format_is_readable(capsys):
+    assert main(["detect", "--text", str(next(FIXTURES.glob("*.jpg")))]) == 0
+    assert "dice" in capsys.readouterr().out
+
+
+def test_evaluate_prints_the_scorer_metrics_per_folder(tmp_path, capsys):
+    dets = tmp_path / "dets.jsonl"
+    assert main(["evaluate", str(FIXTURES), "--detections", str(dets)]) == 0
+    result = json.loads(capsys.readouterr().out.strip())
+    assert result["folder"] == str(FIXTURES) and result["images"] == 3
+    assert {"recall", "precision", "face_accuracy", "end_to_end", "image_exact"} <= set(result)
+    assert len(dets.read_text().splitlines()) == 3
+
+
+def test_evaluate_split_val_keeps_every_fifth_image(tmp_path, capsys):
+    folder = tmp_path / "set"
+    shutil.copytree(FIXTURES, folder)
+    assert main(["evaluate", str(folder), "--split", "val", "--val-every", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["images"] == 1
+
+
+def test_evaluate_names_a_folder_without_labels(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path)]) == 1
+    assert "annotations.json" in capsys.readouterr().err
+
+
+def test_bench_reports_times_and_memory(capsys):
+    assert main(["bench", "--runs", "3", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    (r,) = report["results"]
+    assert r["threads"] == 1 and 0 < r["median_ms"] <= r["p90_ms"]
+    assert report["peak_rss_mb"] > 0 and "cores" in report["machine"]
+
+
+def test_calibrate_saves_a_colour_table(tmp_path, capsys):
+    from vision import colours
+
+    paths = []
+    for name in ("red", "blue"):
+        places = synth.layout(4, np.random.default_rng(1))
+        image, _ = synth.render_table([(name, 1 + i, x, y, a) for i, (x, y, a) in enumerate(places)],
+                                      np.random.default_rng(2))
+        p = tmp_path / f"{name}.png"
+        cv2.imwrite(str(p), image)
+        paths += ["--colour", name, str(p)]
+    out = tmp_path / "colours.json"
+    assert main(["calibrate", *paths, "--out", str(out)]) == 0
+    table = colours.ColourTable.load(out)
+    assert {"red", "blue"} <= set(table.names())
+    capsys.readouterr()
+    assert main(["detect", "--colours", str(out), str(tmp_path / "red.png")]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert [d["colour"] for d in record["dice"]] == ["red"] * 4
+
+
+def test_calibrate_refuses_a_photo_without_dice(tmp_path, capsys):
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), synth.render_table([], np.random.default_rng(0))[0])
+    assert main(["calibrate", "--colour", "red", str(empty), "--out", str(tmp_path / "c.json")]) == 1
+    assert "no dice found" in capsys.readouterr().err

@@ -1,0 +1,138 @@
+"""vision.detector with the shipped models: rendered scenes with known labels, real
+fixture photos, image sizes, and the scorer's definitions."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import evaluate, synth
+from vision.colours import DEFAULT_PALETTE
+from vision.detector import Detection, Detector, ModelMissingError
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
+SHARED_SCORER = Path("/work/shared/tools/score_dice.py")
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector(threads=1)
+
+
+def _table(seed: int, n: int = 10, size=(640, 480), die_px: int = 48):
+    rng = np.random.default_rng(seed)
+    names = list(DEFAULT_PALETTE)
+    places = synth.layout(n, rng, size=size, die_px=die_px)
+    dice = [(names[int(rng.integers(0, len(names)))], int(rng.integers(1, 7)), x, y, a) for x, y, a in places]
+    return synth.render_table(dice, rng, size=size, die_px=die_px)
+
+
+def _as_json(dets: list[Detection]) -> list[dict]:
+    return [{"box": list(d.box), "face": d.face, "confidence": d.confidence} for d in dets]
+
+
+def test_reads_rendered_tables_with_known_labels(detector):
+    gt, found = {}, {}
+    for seed in range(20):
+        image, labels = _table(seed, n=int(np.random.default_rng(seed).integers(1, 13)))
+        gt[str(seed)] = {"dice": [[*box, face] for box, face, _ in labels]}
+        found[str(seed)] = _as_json(detector.detect(image))
+    result = evaluate.score(gt, found)
+    assert result["end_to_end"] >= 0.95, result
+
+
+def test_reads_the_real_fixture_photos(detector):
+    gt = evaluate.load_annotations(FIXTURES)
+    found = {name: _as_json(detector.detect(cv2.imread(str(FIXTURES / name)))) for name in gt}
+    result = evaluate.score(gt, found)
+    assert result["end_to_end"] >= 0.9, result
+
+
+def test_detections_are_well_formed(detector):
+    image, labels = _table(5)
+    dets = detector.detect(image)
+    assert dets
+    for d in dets:
+        assert isinstance(d, Detection)
+        x0, y0, x1, y1 = d.box
+        assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480
+        assert 0 <= d.face <= 6
+        assert 0.0 <= d.confidence <= 1.0
+
+
+@pytest.mark.parametrize("size", [(512, 384), (4032, 3024)])
+def test_any_image_size_gives_boxes_in_its_own_pixels(detector, size):
+    image, labels = _table(7, n=8)
+    w, h = size
+    big = cv2.resize(image, (w, h), interpolation=cv2.INTER_CUBIC)
+    sx, sy = w / 640, h / 480
+    gt = {"x": {"dice": [[b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy, f] for b, f, _ in labels]}}
+    dets = detector.detect(big)
+    for d in dets:
+        assert 0 <= d.box[0] < d.box[2] <= w and 0 <= d.box[1] < d.box[3] <= h
+    assert evaluate.score(gt, {"x": _as_json(dets)})["end_to_end"] >= 0.85
+
+
+def test_grey_and_bgra_images_are_accepted_and_bad_ones_refused(detector):
+    image, _ = _table(8, n=3)
+    assert len(detector.detect(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA))) == len(detector.detect(image))
+    detector.detect(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    with pytest.raises(TypeError):
+        detector.detect(image.astype(np.float32))
+
+
+def test_an_empty_table_has_no_dice(detector):
+    image, _ = synth.render_table([], np.random.default_rng(0))
+    assert detector.detect(image) == []
+
+
+def test_missing_models_say_where_to_look(tmp_path):
+    with pytest.raises(ModelMissingError, match="dice_detector.onnx"):
+        Detector(model_dir=tmp_path)
+
+
+def test_models_are_small():
+    models = Path(__file__).resolve().parent.parent.parent / "models"
+    assert sum(p.stat().st_size for p in models.glob("*.onnx")) < 5 * 1024 * 1024
+
+
+def test_score_counts_matches_faces_and_extra_detections():
+    gt = {"a": {"dice": [[0, 0, 10, 10, 3], [20, 0, 30, 10, 5]]}}
+    dets = {"a": [
+        {"box": [1, 1, 11, 11], "face": 3, "confidence": 0.9},  # right
+        {"box": [19, 1, 29, 11], "face": 4, "confidence": 0.8},  # wrong face
+        {"box": [50, 50, 60, 60], "face": 1, "confidence": 0.7},  # nothing there
+    ]}
+    r = evaluate.score(gt, dets)
+    assert (r["recall"], r["precision"], r["face_accuracy"], r["end_to_end"]) == (1.0, 0.6667, 0.5, 0.3333)
+    assert r["image_exact"] == 0.0
+
+
+def test_score_agrees_with_the_shared_scorer():
+    if not SHARED_SCORER.is_file():
+        pytest.skip("the shared scorer is not on this machine")
+    spec = importlib.util.spec_from_file_location("score_dice", SHARED_SCORER)
+    shared = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shared)
+    rng = np.random.default_rng(0)
+    gt, dets = {}, {}
+    for i in range(30):
+        boxes = [[float(x), float(y), float(x + s), float(y + s), int(rng.integers(1, 7))]
+                 for x, y, s in rng.uniform(0, 100, (int(rng.integers(0, 6)), 3))]
+        gt[f"{i}.jpg"] = {"dice": boxes}
+        dets[f"{i}.jpg"] = [{"box": [b[0] + rng.normal(0, 5), b[1] + rng.normal(0, 5), b[2] + rng.normal(0, 5),
+                                     b[3] + rng.normal(0, 5)], "face": int(rng.integers(1, 7)),
+                             "confidence": float(rng.random())} for b in boxes if rng.random() < 0.8]
+    del dets["3.jpg"]
+    assert evaluate.score(gt, dets) == json.loads(json.dumps(shared.score(gt, dets)))
+
+
+def test_validation_split_is_every_fifth_sorted_name():
+    names = [f"{i:03d}.jpg" for i in range(10)][::-1]
+    train, val = evaluate.split(names, 5)
+    assert val == ["004.jpg", "009.jpg"]
+    assert len(train) == 8 and not set(train) & set(val)

@@ -1,0 +1,105 @@
+"""vision.synth: labels consistent with the rendered scenes; the demo table's contract."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from vision import synth
+from vision.colours import DEFAULT_PALETTE
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_scene_labels_are_inside_the_image_with_faces_1_to_6(seed):
+    scene = synth.random_scene(np.random.default_rng(seed))
+    h, w = scene.image.shape[:2]
+    assert scene.image.dtype == np.uint8 and scene.image.shape[2] == 3
+    for (x0, y0, x1, y1), face, colour in scene.labels:
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert 1 <= face <= 6
+        assert colour in DEFAULT_PALETTE or colour == "other"
+
+
+def test_random_scenes_cover_small_and_large_dice_and_crowds():
+    rng = np.random.default_rng(3)
+    sides = []
+    counts = []
+    for _ in range(40):
+        scene = synth.random_scene(rng, size=(640, 480))
+        counts.append(len(scene.labels))
+        sides += [max(b[2] - b[0], b[3] - b[1]) for b, _, _ in scene.labels]
+    assert min(sides) < 30 and max(sides) > 100
+    assert max(counts) >= 10
+
+
+def test_pip_layout_has_as_many_pips_as_the_face():
+    for face in range(1, 7):
+        assert len(synth.pip_layout(face)) == face
+    with pytest.raises(ValueError):
+        synth.pip_layout(7)
+
+
+def test_layout_places_do_not_overlap_and_avoid_taken_places():
+    rng = np.random.default_rng(0)
+    taken = [(320.0, 240.0, 0.0)]
+    places = synth.layout(8, rng, size=(640, 480), die_px=48, taken=taken)
+    assert len(places) == 8
+    pts = [(x, y) for x, y, _ in places] + [(320.0, 240.0)]
+    for i, (x, y) in enumerate(pts):
+        assert 0 < x < 640 and 0 < y < 480
+        for x2, y2 in pts[i + 1:]:
+            assert np.hypot(x - x2, y - y2) >= 48 * 1.42  # rotated squares cannot touch
+
+
+def test_layout_says_when_dice_do_not_fit():
+    with pytest.raises(ValueError, match="cannot place"):
+        synth.layout(200, np.random.default_rng(0), size=(640, 480), die_px=48)
+
+
+def _table_dice(rng, n=10):
+    names = list(DEFAULT_PALETTE)
+    places = synth.layout(n, rng)
+    return [(names[i % len(names)], int(rng.integers(1, 7)), x, y, a) for i, (x, y, a) in enumerate(places)]
+
+
+def test_render_table_labels_follow_the_dice_in_order():
+    rng = np.random.default_rng(1)
+    dice = _table_dice(rng)
+    image, labels = synth.render_table(dice, rng)
+    assert image.shape == (480, 640, 3) and image.dtype == np.uint8
+    assert len(labels) == len(dice)
+    for (colour, face, cx, cy, _), (box, lface, lcolour) in zip(dice, labels):
+        assert (lface, lcolour) == (face, colour)
+        assert box[0] < cx < box[2] and box[1] < cy < box[3]
+        assert 48 <= box[2] - box[0] <= 48 * 1.42 + 1
+
+
+def test_render_table_rng_varies_only_light_and_noise():
+    dice = _table_dice(np.random.default_rng(2))
+    a, la = synth.render_table(dice, np.random.default_rng(10))
+    b, lb = synth.render_table(dice, np.random.default_rng(11))
+    assert la == lb
+    diff = np.abs(a.astype(int) - b.astype(int))
+    assert 0 < diff.mean() < 25
+
+
+def test_render_table_refuses_unknown_colours_and_faces():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="unknown die colour"):
+        synth.render_table([("mauve", 3, 100, 100, 0)], rng)
+    with pytest.raises(ValueError, match="1-6"):
+        synth.render_table([("red", 7, 100, 100, 0)], rng)
+
+
+def test_render_table_is_fast_enough_for_the_demo():
+    rng = np.random.default_rng(4)
+    dice = _table_dice(rng)
+    synth.render_table(dice, rng)  # fills the caches
+    times = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        synth.render_table(dice, rng)
+        times.append(time.perf_counter() - t0)
+    # 10 ms on an idle machine; generous here because the test machine is shared.
+    assert np.median(times) < 0.04

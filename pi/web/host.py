@@ -14,6 +14,7 @@ Every action answers JSON to JSON callers, else redirects back to the host page.
 """
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import threading
@@ -87,7 +88,20 @@ def page():
         last_throw=_dice_text(table.last_throw_dice()),
         roll_text=_dice_text(table.prompt_dice) if snap["prompt"] else "",
         calibration=table.calibration_status(),
+        card_names=_card_names(table),
     )
+
+
+def _card_names(table: Any) -> dict[str, dict[str, str]]:
+    """Names of the game's cards for the physical-deck picker (when the engine has a deck)."""
+    load_deck = getattr(table.engine, "load_deck", None)
+    if load_deck is None:
+        return {}
+    try:
+        return {c.id: {"en": f"{c.id} {c.name}: {c.condition}", "ja": f"{c.id} {c.name_ja}: {c.condition}"}
+                for c in load_deck()}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 def _playable(games: tuple[str, ...]) -> list[str]:
@@ -151,7 +165,15 @@ def start():
         for i, _ in enumerate(_config().seats):
             if form.get(f"seat_{i}"):
                 seats.append({"name": form.get(f"name_{i}", "").strip(), "colour": form.get(f"colour_{i}", "").strip()})
-        options = {"deck": form.get("deck", "dealt")}
+        try:
+            extra = json.loads(form.get("options", "").strip() or "{}")
+        except ValueError:
+            extra = None
+        if not isinstance(extra, dict):
+            return _done({"ok": False, "error": {
+                "en": 'Options must be a JSON object, e.g. {"target": 12}.',
+                "ja": 'オプションは JSON のオブジェクトで書いてください（例: {"target": 12}）。'}})
+        options = {**extra, "deck": form.get("deck", "dealt")}
         game = form.get("game", "alea")
         seed = form.get("seed", "").strip() or None
     if not seats:

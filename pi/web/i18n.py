@@ -72,6 +72,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "deck_dealt": {"en": "dealt by the Pi", "ja": "Piが配る"},
     "deck_physical": {"en": "physical deck (the host names each card)", "ja": "実物の山札（ホストがカードを選ぶ）"},
     "seed": {"en": "Seed (optional)", "ja": "シード（任意）"},
+    "options": {"en": "Other options (JSON, optional)", "ja": "その他のオプション（JSON、任意）"},
     "start": {"en": "Start", "ja": "開始"},
     "seat_links": {"en": "Seat links (scan with the seat's phone)", "ja": "席のリンク（各席のスマホで読み取り）"},
     "name_card": {"en": "Name the trap card turned over", "ja": "めくった罠カードを選ぶ"},

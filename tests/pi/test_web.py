@@ -130,7 +130,13 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert response.status_code == 302
     assert table.record.options == {"deck": "physical"} and table.snapshot()["kind"] == "card"
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert 'id="card-form"' in host
+    assert 'id="card-form"' in host and "Three Ones" in host  # the picker names the cards
+    refused = client.post("/host/start", json={"game": "alea", "seats": SEATS3, "options": {"deck": "nope"}})
+    assert refused.status_code == 409 and "deck" in refused.json["error"]["en"]
+    bad_options = client.post("/host/start", data={"seat_0": "1", "name_0": "Aki", "colour_0": "red",
+                                                   "options": "[1]"}, follow_redirects=True)
+    assert "JSON" in bad_options.get_data(as_text=True)
+    assert table.snapshot()["kind"] == "card"  # the refused starts changed nothing
     card = table.engine.expects(table.state)["cards"][0]
     assert client.post("/host/card", json={"card": card}).json == {"ok": True}
     for seat, v in (("Aki", 1), ("Ben", 2), ("Chie", 2)):

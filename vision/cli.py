@@ -238,10 +238,11 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5) -
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     cpu = "unknown"
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.lower().startswith(("model name", "hardware", "model\t")):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        fields = {k.strip().lower(): v.strip() for k, v in fields.items()}
+        # x86: "model name"; a Raspberry Pi: "Model" (the board) or "Hardware".
+        cpu = fields.get("model name") or fields.get("hardware") or fields.get("model") or cpu
     except OSError:
         pass
     import os

@@ -401,7 +401,7 @@ def focal_loss(logits, target):
 
 def export_detector(model: DiceDetector, path: Path) -> None:
     import copy
-    m = copy.deepcopy(model).eval()
+    m = copy.deepcopy(model).cpu().eval()
     fuse_all(m)
     x = torch.zeros(1, 3, 288, 384)
     _onnx_export(m, x, path, ["image"], ["heatmap", "size", "offset"],
@@ -411,7 +411,7 @@ def export_detector(model: DiceDetector, path: Path) -> None:
 
 def export_classifier(model: DiceClassifier, path: Path) -> None:
     import copy
-    m = copy.deepcopy(model).eval()
+    m = copy.deepcopy(model).cpu().eval()
     fuse_all(m)
     x = torch.zeros(2, 3, CROP, CROP)
     _onnx_export(m, x, path, ["crops"], ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
@@ -421,20 +421,27 @@ def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
     tmp = path.with_suffix(".tmp.onnx")
     kwargs = dict(input_names=inputs, output_names=outputs, dynamic_axes=axes, opset_version=17,
                   do_constant_folding=True)
-    try:
-        torch.onnx.export(m, (x,), str(tmp), dynamo=False, **kwargs)
-    except TypeError:
-        torch.onnx.export(m, (x,), str(tmp), **kwargs)
+    import warnings
+
+    with warnings.catch_warnings():
+        # The TorchScript exporter is deprecated but needs no extra package (onnxscript).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            torch.onnx.export(m, (x,), str(tmp), dynamo=False, **kwargs)
+        except TypeError:
+            torch.onnx.export(m, (x,), str(tmp), **kwargs)
     os.replace(tmp, path)
 
 
 def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     rng = np.random.default_rng(args.seed)
-    model = DiceDetector()
+    dev = torch.device(args.device)
+    model = DiceDetector().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt.exists() and args.resume:
-        st = torch.load(ckpt, weights_only=True)
+        st = torch.load(ckpt, weights_only=True, map_location=dev)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step = int(st["step"])
@@ -460,11 +467,11 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
             s = src[int(rng.integers(0, len(src)))]
             x, hm, sz, of, mk = det_example(s, rng, args.det_size)
             xs.append(x.transpose(2, 0, 1)); hs.append(hm[None]); ss.append(sz); os_.append(of); ms.append(mk[None])
-        x = torch.from_numpy(np.stack(xs))
-        hm = torch.from_numpy(np.stack(hs))
-        sz = torch.from_numpy(np.stack(ss))
-        of = torch.from_numpy(np.stack(os_))
-        mk = torch.from_numpy(np.stack(ms))
+        x = torch.from_numpy(np.stack(xs)).to(dev)
+        hm = torch.from_numpy(np.stack(hs)).to(dev)
+        sz = torch.from_numpy(np.stack(ss)).to(dev)
+        of = torch.from_numpy(np.stack(os_)).to(dev)
+        mk = torch.from_numpy(np.stack(ms)).to(dev)
         ph, ps, po = model(x)
         lh = focal_loss(ph, hm)
         centre = (hm > 0.999).float()
@@ -491,11 +498,12 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
 
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     rng = np.random.default_rng(args.seed + 1)
-    model = DiceClassifier()
+    dev = torch.device(args.device)
+    model = DiceClassifier().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt.exists() and args.resume:
-        st = torch.load(ckpt, weights_only=True)
+        st = torch.load(ckpt, weights_only=True, map_location=dev)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step = int(st["step"])
@@ -522,8 +530,8 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
             if ex is None:
                 continue
             xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
-        x = torch.from_numpy(np.stack(xs))
-        y = torch.from_numpy(np.array(ys, np.int64))
+        x = torch.from_numpy(np.stack(xs)).to(dev)
+        y = torch.from_numpy(np.array(ys, np.int64)).to(dev)
         logits = model(x)
         loss = F.cross_entropy(logits, y, label_smoothing=0.05)
         opt.zero_grad()
@@ -567,6 +575,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                   help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--save-every", type=float, default=4.0, help="minutes between checkpoints")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
@@ -590,7 +600,8 @@ def main(argv: list[str] | None = None) -> int:
         data.append((centres, rw * (0.25 if real else 1.0)))
     if not data:
         raise SystemExit("no training data: give --pool > 0 or --real DIR")
-    json.dump(vars(args), open(work / "args.json", "w"), indent=1)
+    with open(work / "args.json", "w") as f:
+        json.dump(vars(args), f, indent=1)
     if args.what in ("both", "detector"):
         train_detector(data, args, out, work / "detector.pt")
     if args.what in ("both", "classifier"):

@@ -1,0 +1,33 @@
+"""A tiny end-to-end training run (only where torch is installed: the `train` extra)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+
+def test_a_tiny_training_run_exports_models_the_detector_can_load(tmp_path):
+    from vision import synth, train
+    from vision.detector import Detector
+
+    rc = train.main(["--out", str(tmp_path), "--work", str(tmp_path / "work"), "--pool", "3",
+                     "--minutes-detector", "0.03", "--minutes-classifier", "0.03", "--det-batch", "2",
+                     "--det-size", "128", "--cls-batch", "8", "--threads", "1", "--device", "cpu",
+                     "--save-every", "100"])
+    assert rc == 0
+    assert (tmp_path / "dice_detector.onnx").is_file() and (tmp_path / "dice_classifier.onnx").is_file()
+    image, _ = synth.render_table([("red", 2, 320, 240, 0)], np.random.default_rng(0))
+    found = Detector(model_dir=tmp_path, colours=False).detect(image)
+    assert isinstance(found, list)  # an untrained model may find anything; it must run
+
+
+def test_pip_boxes_become_whole_die_boxes():
+    from vision import train
+
+    boxes = np.array([[100, 100, 120, 120], [200, 200, 206, 206]], np.float32)
+    faces = np.array([5, 1])
+    out = train.pip_boxes_to_die_boxes(boxes, faces)
+    assert np.allclose(out[0], [93, 93, 127, 127])  # 1.7 x the pattern
+    assert np.allclose(out[1, 2] - out[1, 0], 34)  # a lone pip: the image's typical die

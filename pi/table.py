@@ -172,6 +172,7 @@ class Table:
         self.last_roll_time: float | None = None
         self.prompt: dict[str, str] | None = None
         self.prompt_dice: list[dict[str, Any]] = []  # the readable dice of the refused roll
+        self.demo_thrown: list[dict[str, Any]] = []  # the demo's throw the camera has not applied yet
         self.camera_status: dict[str, Any] = {"ok": camera is not None, "message": None}
         if camera is None:
             self.camera_status["message"] = {
@@ -292,6 +293,7 @@ class Table:
 
     def _clear_round(self) -> None:
         self.prompt = None
+        self.demo_thrown = []
         self.accepted_ids = set()
         self._panel_open = False
 
@@ -309,6 +311,8 @@ class Table:
             return error(str(exc), _ja_refused(str(exc)))
         self.store.append(self.record.id, event)
         self.state = state
+        if event.get("type") == "throw":
+            self.demo_thrown = []
         return ok()
 
     def _expects(self) -> dict[str, Any]:
@@ -598,9 +602,21 @@ class Table:
             if fresh:
                 self.synthetic.clear()
             self.synthetic.throw(dice, rethrow_all=reroll)
+        thrown = [{"colour": c, "face": f} for c, f in dice]
         if self.detector is None or self.synthetic is None:
-            return self.typed_throw([{"colour": c, "face": f} for c, f in dice])
-        return ok(thrown=[{"colour": c, "face": f} for c, f in dice])
+            return self.typed_throw(thrown)
+        with self._lock:
+            self.demo_thrown = thrown
+        self._publish()
+        return ok(thrown=thrown)
+
+    def demo_apply_thrown(self) -> Result:
+        """Apply the demo's last throw as typed dice (when the camera misread it)."""
+        with self._lock:
+            thrown = list(self.demo_thrown)
+        if not thrown:
+            return error("There is no demo throw waiting.", "待っているデモの振りはありません。")
+        return self.typed_throw(thrown)
 
     def _button_pin(self, seat: str) -> Any:
         if self.panel is None or seat not in self.seat_names:
@@ -638,6 +654,7 @@ class Table:
                 "camera": dict(self.camera_status),
                 "last_roll": [d.as_dict() for d in self.last_roll] if self.last_roll is not None else None,
                 "prompt": self.prompt,
+                "demo_pending": bool(self.demo_thrown),
                 "warning": self.warning,
                 "leds": self._leds(seat, expects.get("kind")),
                 "seats": [s["name"] for s in (self.record.seats if self.record else _config_seats(self.config))],

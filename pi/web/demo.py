@@ -3,6 +3,7 @@
 POST /demo/press/<seat>    drives the seat's mock button pin low (pressed)
 POST /demo/release/<seat>  drives it high again (released); holding locks, as on the table
 POST /demo/throw           rolls the dice that are due onto the synthetic table
+POST /demo/apply-thrown    applies that throw as typed dice (when the camera misread it)
 """
 from __future__ import annotations
 
@@ -26,3 +27,8 @@ def release(seat: str):
 @bp.post("/throw")
 def throw():
     return result_response(table_of().demo_throw())
+
+
+@bp.post("/apply-thrown")
+def apply_thrown():
+    return result_response(table_of().demo_apply_thrown())

@@ -43,6 +43,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "押す＝タップ、長押しでロック（本物の席ボタンと同じ）。",
     },
     "demo_throw": {"en": "Throw the dice that are due", "ja": "いま振るダイスを振る"},
+    "demo_apply": {
+        "en": "The camera misread it? Apply the dice as thrown",
+        "ja": "カメラが読み違えた？ 振ったとおりのダイスで進める",
+    },
     "led": {"en": "Light", "ja": "ランプ"},
     "led_off": {"en": "off", "ja": "消灯"},
     "led_open": {"en": "declaring", "ja": "宣言中"},

@@ -441,3 +441,19 @@ def test_demo_throws_flow_through_the_camera_thread(config, store):
         assert len(store.rolls(table.record.id)) >= read
     finally:
         table.stop()
+
+
+def test_a_misread_demo_throw_can_be_applied_as_thrown(config, store):
+    from vision.camera import SyntheticTable
+
+    synthetic = SyntheticTable(seed=2)
+    table = Table(config, store, camera=synthetic, detector=_Detector(), settler=None, synthetic=synthetic,
+                  rng=random.Random(1))
+    _to_first_throw(table)
+    assert not table.demo_apply_thrown()["ok"]
+    thrown = table.demo_throw()["thrown"]
+    assert [(c, f) for c, f, *_ in synthetic.dice] == [(d["colour"], d["face"]) for d in thrown]
+    assert table.snapshot()["demo_pending"]
+    assert table.demo_apply_thrown()["ok"]
+    assert store.events(table.record.id)[-1] == {"type": "throw", "dice": thrown}
+    assert not table.snapshot()["demo_pending"]

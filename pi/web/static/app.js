@@ -57,6 +57,12 @@
     button.addEventListener("pointercancel", release);
   });
 
+  // Buttons inside the live region are re-rendered: listen on the document.
+  document.addEventListener("click", function (e) {
+    var target = e.target.closest && e.target.closest("[data-post]");
+    if (target) { e.preventDefault(); post(target.dataset.post); }
+  });
+
   var throwButton = document.getElementById("demo-throw");
   if (throwButton) {
     throwButton.addEventListener("click", function () { post("/demo/throw"); });

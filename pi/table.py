@@ -36,6 +36,8 @@ Result = dict[str, Any]
 # How often the camera thread reads a frame, and how often it re-encodes the live JPEG.
 FRAME_INTERVAL_S = 0.1
 JPEG_INTERVAL_S = 0.2
+# Mean grey-level change (0-255) of a 80x60 copy of the frame above which the table moves.
+MOTION_THRESHOLD = 1.5
 
 
 def ok(**extra: Any) -> Result:
@@ -189,6 +191,8 @@ class Table:
         self._stop = threading.Event()
         self._in_panel_lock = threading.local()
         self._settler_reset = False
+        self._still = False  # the settler reported the layout and nothing has moved since
+        self._previous_small: Any = None
         self._calibration: dict[str, tuple[Any, list[Any]]] = {}
         self.seat_names = [s["name"] for s in _config_seats(config)]
 
@@ -835,14 +839,31 @@ class Table:
                 try:
                     if self._settler_reset:
                         self._settler_reset = False
+                        self._still = False
                         self.settler.reset()
-                    detections = self.detector.detect(frame)
-                    status = self.settler.update(detections, self.clock())
-                    if getattr(status, "roll", None) is not None:
-                        self.settled_roll(status.roll, frame)
+                    moved = self._motion(frame)
+                    if moved or not self._still:
+                        detections = self.detector.detect(frame)
+                        status = self.settler.update(detections, self.clock())
+                        # Once the table has settled and nothing moves, the detector rests.
+                        self._still = getattr(status, "state", None) in ("settled", "empty") and not moved
+                        if getattr(status, "roll", None) is not None:
+                            self.settled_roll(status.roll, frame)
                 except Exception:
                     log.exception("reading the dice failed; the game goes on with typed dice")
             self._stop.wait(max(0.0, self.frame_interval - (self.clock() - started)))
+
+    def _motion(self, frame: Any) -> bool:
+        """Whether this frame differs from the last one (a small grey copy, averaged): the
+        camera thread skips the detector while the table lies still."""
+        import cv2
+
+        small = cv2.resize(frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY),
+                           (80, 60), interpolation=cv2.INTER_AREA).astype("float32")
+        previous, self._previous_small = self._previous_small, small
+        if previous is None or previous.shape != small.shape:
+            return True
+        return float(cv2.absdiff(small, previous).mean()) > MOTION_THRESHOLD
 
     def _set_camera_status(self, good: bool, message: str | None) -> None:
         with self._lock:

@@ -98,7 +98,13 @@ class RollDie:
 # lay still since the last settled roll.
 NEW, RETHROWN, STILL = "new", "rethrown", "still"
 
-_NUMBERS_JA = "〇一二三四五六七八九十"
+# Dice colour names in Japanese (the default palette's; other names are shown as they are).
+COLOURS_JA = {"red": "赤", "orange": "オレンジ", "yellow": "黄", "green": "緑", "blue": "青",
+              "purple": "紫", "pink": "ピンク", "white": "白", "black": "黒", "clear": "透明"}
+
+
+def colour_ja(colour: str) -> str:
+    return COLOURS_JA.get(colour, colour)
 
 
 def _count_words_en(counts: Mapping[str, int]) -> str:
@@ -114,7 +120,7 @@ def _count_words_en(counts: Mapping[str, int]) -> str:
 
 
 def _count_words_ja(counts: Mapping[str, int]) -> str:
-    parts = [f"{'色を問わず' if c == '*' else c}{n}個" for c, n in counts.items() if n]
+    parts = [f"{'色を問わず' if c == '*' else colour_ja(c)}{n}個" for c, n in counts.items() if n]
     return "、".join(parts) if parts else "ダイスなし"
 
 

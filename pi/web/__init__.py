@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from pi.table import colour_ja
 from pi.web import i18n
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             "pick": lambda text: i18n.pick(text, lang),
             "demo": app.config["DEMO"],
             "grammar": _grammar(lang),
+            "colour_name": lambda colour: colour_ja(colour) if lang == "ja" else colour,
         }
 
     @app.errorhandler(HTTPException)

@@ -253,8 +253,12 @@ class Table:
         seats = [{"name": s["name"], "colour": s["colour"]} for s in found.seats]
         record = GameRecord(found.id, found.game, seats, dict(found.options or {}), int(found.seed),
                             self._links(found.id, seats))
-        engine = self.engine_loader(record.game)
-        state = self._replay(engine, record, self.store.events(record.id))
+        try:
+            engine = self.engine_loader(record.game)
+            state = self._replay(engine, record, self.store.events(record.id))
+        except ValueError as exc:  # an engine that no longer accepts the stored events
+            log.error("cannot resume %s game %s: %s; the host can start a new game", record.game, record.id, exc)
+            return False
         with self._lock:
             self.record, self.engine, self.state = record, engine, state
             self._clear_round()
@@ -283,6 +287,7 @@ class Table:
             self.state = self._replay(self.engine, self.record, self.store.events(self.record.id))
             self.prompt = None
             self.accepted_ids = set()
+            self._panel_open = False  # re-open the panel from the replayed state
         self._after_change()
         return ok()
 
@@ -319,7 +324,12 @@ class Table:
             state = self.engine.apply(self.state, event)
         except IllegalEvent as exc:
             return error(str(exc), _ja_refused(str(exc)))
-        self.store.append(self.record.id, event)
+        try:
+            self.store.append(self.record.id, event)
+        except Exception as exc:  # a full or failing disk: nothing changes, nobody is told
+            log.exception("could not store an event")
+            return error(f"The event could not be saved ({exc}); nothing changed. Check the data folder.",
+                         f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
         self.state = state
         if event.get("type") == "throw":
             self.demo_thrown = []

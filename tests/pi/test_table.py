@@ -457,3 +457,27 @@ def test_a_misread_demo_throw_can_be_applied_as_thrown(config, store):
     assert table.demo_apply_thrown()["ok"]
     assert store.events(table.record.id)[-1] == {"type": "throw", "dice": thrown}
     assert not table.snapshot()["demo_pending"]
+
+
+def test_an_event_the_store_cannot_save_changes_nothing(table, store, monkeypatch):
+    table.start_game("alea", SEATS3, {}, seed=1)
+    before = table.snapshot()
+
+    def full_disk(game_id, event):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "append", full_disk)
+    result = table.declare("Aki", 2)
+    assert not result["ok"] and "disk full" in result["error"]["en"]
+    assert table.snapshot() == before
+
+
+def test_undo_during_a_declaration_reopens_that_seat(panel_and_table, clock):
+    panel, table = panel_and_table
+    table.start_game("alea", SEATS3, {}, seed=1)
+    table.declare("Aki", 2)
+    assert panel.led("Aki") == "locked"
+    table.undo()
+    assert panel.led("Aki") == "entering"
+    declare_on_button(panel, clock, "Aki", 3)
+    assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 3

@@ -28,7 +28,9 @@
     if (body.dataset.page === "host") {
       var game = state.game ? String(state.game.id) : "";
       var typing = document.activeElement && /INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName);
-      if ((state.kind !== body.dataset.kind || game !== body.dataset.game) && !typing) {
+      var prompt = state.prompt ? "yes" : "";
+      // The forms depend on what the game waits for and on a pending prompt: reload them.
+      if ((state.kind !== body.dataset.kind || game !== body.dataset.game || prompt !== body.dataset.prompt) && !typing) {
         window.location.reload();
       }
     }

@@ -55,6 +55,7 @@ def sse_response(snapshot: Callable[[], dict[str, Any]], render: Callable[[dict[
     def stream():
         started = time.monotonic()
         version = None
+        last_sent = None
         yield "retry: 2000\n\n"
         while not table.stopping:
             if max_s is not None and time.monotonic() - started > max_s:
@@ -67,6 +68,13 @@ def sse_response(snapshot: Callable[[], dict[str, Any]], render: Callable[[dict[
                     continue
             version = current
             snap = snapshot()
+            # Only what this page can see: a change it cannot see (another seat locking
+            # its declaration) sends nothing, so not even the timing of events tells who
+            # has declared.
+            seen = json.dumps({k: v for k, v in snap.items() if k != "version"}, sort_keys=True)
+            if seen == last_sent:
+                continue
+            last_sent = seen
             payload = {"version": snap["version"], "state": snap, "html": render(snap)}
             yield f"id: {snap['version']}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n"
 

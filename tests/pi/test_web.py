@@ -158,8 +158,9 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert table.record is None and store.unfinished() is None
 
 
-def _events(response, count, limit=200):
-    """The first ``count`` data events of a streamed response (keepalives skipped)."""
+def _read(response, count, limit=200, until_keepalive=False):
+    """The next ``count`` data events of a streamed response; with ``until_keepalive``,
+    the data events sent before the next keepalive comment."""
     found, buffer = [], ""
     chunks = iter(response.response)
     for _ in range(limit):
@@ -167,15 +168,21 @@ def _events(response, count, limit=200):
         buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
         while "\n\n" in buffer:
             block, buffer = buffer.split("\n\n", 1)
+            if until_keepalive and block.startswith(": keepalive"):
+                return found
             for line in block.splitlines():
                 if line.startswith("data: "):
                     found.append(json.loads(line[6:]))
-        if len(found) >= count:
+        if not until_keepalive and len(found) >= count:
             return found
     raise AssertionError(f"only {len(found)} events in {limit} chunks")
 
 
-def test_live_stream_emits_on_every_change(client, table):
+def _events(response, count, limit=200):
+    return _read(response, count, limit)
+
+
+def test_live_stream_emits_on_every_visible_change(client, table):
     response = client.get("/events", buffered=False)
     try:
         assert response.headers["Content-Type"].startswith("text/event-stream")
@@ -183,10 +190,15 @@ def test_live_stream_emits_on_every_change(client, table):
         assert response.headers["X-Accel-Buffering"] == "no"
         first = _events(response, 1)[0]
         assert first["state"]["kind"] == "declare" and "html" in first
+        # A seat locking changes nothing anyone may see: not even an event is sent.
         table.declare("Aki", 2)
-        (second,) = _events(response, 1)
-        assert second["version"] > first["version"]
-        assert second["state"]["view"]["declarations"] is None
+        assert table.version > first["version"]
+        assert _read(response, 0, until_keepalive=True) == []
+        table.declare("Ben", 1)
+        table.declare("Chie", 0)
+        (revealed,) = _events(response, 1)
+        assert revealed["state"]["view"]["declarations"] == {"Aki": 2, "Ben": 1, "Chie": 0}
+        assert 'class="declared">2<' in revealed["html"]
     finally:
         response.close()
 

@@ -320,8 +320,9 @@ def run_main(args: argparse.Namespace) -> int:
 
 
 def _print_addresses(appliance: Appliance, host: str, port: int) -> None:
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    root = f"http://{shown}:{port}"
+    from pi.web.host import phone_root
+
+    root = phone_root(f"http://127.0.0.1:{port}/", host) if host in ("0.0.0.0", "::") else f"http://{host}:{port}"
     lines = [f"dicetable is serving on {root}/  (Ctrl+C stops it)",
              f"  status page: {root}/",
              f"  host page:   {root}/host   (PIN {appliance.config.host_pin})"]

@@ -76,7 +76,7 @@ def page():
     links = []
     record = table.record
     if record is not None:
-        root = request.url_root.rstrip("/")
+        root = phone_root(request.url_root, getattr(config.web, "host", ""))
         for seat in record.seats:
             url = root + url_for("seat.page", token=record.tokens[seat["name"]])
             links.append({"seat": seat["name"], "colour": seat["colour"], "url": url, "qr": _qr_svg(url)})
@@ -102,6 +102,34 @@ def _card_names(table: Any) -> dict[str, dict[str, str]]:
                 for c in load_deck()}
     except (OSError, ValueError, AttributeError):
         return {}
+
+
+def lan_address() -> str | None:
+    """This machine's address on the LAN (the route to a private address; nothing is sent)."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            address = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def phone_root(url_root: str, bound_host: str) -> str:
+    """The address phones should use for seat links: the page's own address, except that a
+    host page opened on this machine (localhost) while the server listens on the LAN gets
+    the LAN address, so the QR codes work on phones."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url_root)
+    if parts.hostname in ("127.0.0.1", "localhost", "::1") and bound_host in ("0.0.0.0", "::"):
+        lan = lan_address()
+        if lan:
+            port = f":{parts.port}" if parts.port else ""
+            return f"{parts.scheme}://{lan}{port}"
+    return url_root.rstrip("/")
 
 
 def _playable(games: tuple[str, ...]) -> list[str]:

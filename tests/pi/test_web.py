@@ -295,3 +295,12 @@ def test_the_demo_appliance_serves_its_pages(config):
             assert 'id="demo-throw"' in response.read().decode()
     finally:
         appliance.close()
+
+
+def test_seat_links_use_the_lan_address_when_served_on_the_lan(monkeypatch):
+    from pi.web import host
+
+    monkeypatch.setattr(host, "lan_address", lambda: "192.168.1.20")
+    assert host.phone_root("http://127.0.0.1:8080/", "0.0.0.0") == "http://192.168.1.20:8080"
+    assert host.phone_root("http://127.0.0.1:8080/", "127.0.0.1") == "http://127.0.0.1:8080"
+    assert host.phone_root("http://dicetable.local:8080/", "0.0.0.0") == "http://dicetable.local:8080"

@@ -227,7 +227,9 @@ class Table:
             engine = self.engine_loader(game)
         except (ValueError, NotImplementedError) as exc:
             return error(str(exc), f"このゲームはまだ遊べません: {exc}")
-        seats = [{"name": str(s["name"]), "colour": str(s["colour"])} for s in seats]
+        seats, problem = self._seats_with_buttons(seats)
+        if problem is not None:
+            return problem
         options = dict(options or {})
         seed = secrets.randbits(31) if seed is None else int(seed)
         try:
@@ -245,12 +247,49 @@ class Table:
         log.info("started %s game %s with %s", game, game_id, ", ".join(s["name"] for s in seats))
         return ok(game_id=game_id)
 
+    def _seats_with_buttons(self, seats: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, str]], Result | None]:
+        """The game's seats, each with the seat button it uses (``"button"``: a config seat's
+        name; by default the config seat of the same name). A player may take another name
+        than the config's and keep that seat's button."""
+        buttons = set(self.seat_names)
+        out: list[dict[str, str]] = []
+        for s in seats:
+            seat = {"name": str(s["name"]).strip(), "colour": str(s["colour"]).strip()}
+            button = s.get("button") or (seat["name"] if seat["name"] in buttons else None)
+            if button is not None:
+                if button not in buttons:
+                    return [], error(f"There is no seat button {button!r} in the config; the buttons are "
+                                     f"{', '.join(self.seat_names)}.", f"設定に {button} の席ボタンはありません。")
+                if any(o.get("button") == button for o in out):
+                    return [], error(f"Two seats use the button of {button!r}; give each seat its own.",
+                                     f"{button} のボタンを2つの席が使っています。")
+                seat["button"] = str(button)
+            out.append(seat)
+        return out, None
+
+    def _button(self, seat: str) -> str | None:
+        """The panel seat (config seat name) whose button and LED belong to game seat ``seat``."""
+        if self.record is not None:
+            for s in self.record.seats:
+                if s["name"] == seat:
+                    return s.get("button")
+            return None
+        return seat if seat in self.seat_names else None
+
+    def _seat_of_button(self, button: str) -> str | None:
+        if self.record is None:
+            return None
+        for s in self.record.seats:
+            if s.get("button") == button:
+                return s["name"]
+        return None
+
     def resume(self) -> bool:
         """Bring back the store's unfinished game, replaying its events; True if there was one."""
         found = self.store.unfinished()
         if not found:
             return False
-        seats = [{"name": s["name"], "colour": s["colour"]} for s in found.seats]
+        seats = [dict(s) for s in found.seats]
         record = GameRecord(found.id, found.game, seats, dict(found.options or {}), int(found.seed),
                             self._links(found.id, seats))
         try:
@@ -354,23 +393,23 @@ class Table:
             kind = expects.get("kind")
             was_open = self._panel_open
             self._panel_open = kind == "declare"
-            panel_seats = set(getattr(self.panel, "seats", ()) or ())
-            seats = [n for n in self.seat_names_in_game() if not panel_seats or n in panel_seats]
+            game_seats = [n for n in self.seat_names_in_game() if self._button(n) is not None]
+            buttons = [self._button(n) for n in game_seats]
             if kind == "declare" and not was_open:
                 # After an undo or a restart some seats may have declared already: their
                 # LEDs show locked and their buttons stay still.
-                waiting = set(expects.get("seats", seats))
-                for seat in seats:
+                waiting = set(expects.get("seats", game_seats))
+                for seat in game_seats:
                     if seat not in waiting:
                         value = self._own_declaration(seat)
                         if value is not None:
-                            locked[seat] = value
+                            locked[self._button(seat)] = value
         # Outside the table lock: the panel calls back into declare() from its own thread.
         if kind == "declare" and not was_open:
             self.panel.reset()
-            self.panel.open(seats)
-            for seat, value in locked.items():
-                self._panel_lock(seat, value)
+            self.panel.open(buttons)
+            for button, value in locked.items():
+                self._panel_lock(button, value)
         elif kind != "declare" and was_open:
             if self.state is None:
                 self.panel.reset()
@@ -410,25 +449,30 @@ class Table:
             result = self._apply({"type": "declare", "seat": seat, "value": value})
         if result["ok"]:
             log.info("declaration locked by %s (%s)", seat, source)
-            if source != "button" and self.panel is not None:
-                self._panel_lock(seat, value)
+            button = self._button(seat)
+            if source != "button" and self.panel is not None and button is not None:
+                self._panel_lock(button, value)
             self._after_change()
         return result
 
-    def _panel_lock(self, seat: str, value: int) -> None:
+    def _panel_lock(self, button: str, value: int) -> None:
         lock = getattr(self.panel, "lock", None)
         if lock is None:
             return
         self._in_panel_lock.active = True
         try:
-            lock(seat, value)
+            lock(button, value)
         except Exception as exc:  # the LED is cosmetic; the declaration is stored
-            log.warning("could not lock %s's seat panel: %s", seat, exc)
+            log.warning("could not lock the seat panel of %s: %s", button, exc)
         finally:
             self._in_panel_lock.active = False
 
-    def on_panel_lock(self, seat: str, value: int) -> None:
-        """The seat panel's ``on_lock`` callback."""
+    def on_panel_lock(self, button: str, value: int) -> None:
+        """The seat panel's ``on_lock`` callback (``button``: the config seat's name)."""
+        seat = self._seat_of_button(button)
+        if seat is None:
+            log.warning("the button of %s is not used in this game; ignored", button)
+            return
         result = self.declare(seat, value, "button")
         if not result["ok"]:
             log.warning("button declaration of %s refused: %s", seat, result["error"]["en"])
@@ -639,9 +683,11 @@ class Table:
         return self.typed_throw(thrown)
 
     def _button_pin(self, seat: str) -> Any:
-        if self.panel is None or seat not in self.seat_names:
+        with self._lock:
+            button = self._button(seat)
+        if self.panel is None or button is None:
             return None
-        return self.panel.button_pin(seat)
+        return self.panel.button_pin(button)
 
     def press(self, seat: str) -> Result:
         pin = self._button_pin(seat)
@@ -677,26 +723,33 @@ class Table:
                 "demo_pending": bool(self.demo_thrown),
                 "warning": self.warning,
                 "leds": self._leds(seat, expects.get("kind")),
-                "seats": [s["name"] for s in (self.record.seats if self.record else _config_seats(self.config))],
+                "seats": self._page_seats(),
             }
         return snap
 
     def _leds(self, seat: str | None, kind: str | None) -> dict[str, str]:
         """LED states for the virtual buttons. The public form never tells who has locked:
         while declarations are open every seat reads "open"."""
-        names = self.seat_names
+        names = self._page_seats()
         if self.panel is None:
             return {n: "off" for n in names}
         out = {}
         for name in names:
-            if kind == "declare" and name != seat:
+            button = self._button(name)
+            if button is None:
+                out[name] = "off"
+            elif kind == "declare" and name != seat:
                 out[name] = "open"
             else:
                 try:
-                    out[name] = self.panel.led(name)
+                    out[name] = self.panel.led(button)
                 except Exception:
                     out[name] = "off"
         return out
+
+    def _page_seats(self) -> list[str]:
+        """The seats the pages list: the game's, or the config's before a game."""
+        return self.seat_names_in_game() if self.record else list(self.seat_names)
 
     def _due_words(self, expects: Mapping[str, Any]) -> dict[str, str]:
         kind = expects.get("kind")

@@ -192,7 +192,8 @@ def start():
         seats = []
         for i, _ in enumerate(_config().seats):
             if form.get(f"seat_{i}"):
-                seats.append({"name": form.get(f"name_{i}", "").strip(), "colour": form.get(f"colour_{i}", "").strip()})
+                seats.append({"name": form.get(f"name_{i}", "").strip(), "colour": form.get(f"colour_{i}", "").strip(),
+                              "button": _config().seats[i].name})
         try:
             extra = json.loads(form.get("options", "").strip() or "{}")
         except ValueError:

@@ -481,3 +481,19 @@ def test_undo_during_a_declaration_reopens_that_seat(panel_and_table, clock):
     assert panel.led("Aki") == "entering"
     declare_on_button(panel, clock, "Aki", 3)
     assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 3
+
+
+def test_a_renamed_player_keeps_the_seat_button(panel_and_table, clock):
+    panel, table = panel_and_table
+    seats = [{"name": "Akiko", "colour": "red", "button": "Aki"}, {"name": "Ben", "colour": "blue"},
+             {"name": "Chie", "colour": "green"}]
+    assert table.start_game("alea", seats, {}, seed=1)["ok"]
+    declare_on_button(panel, clock, "Aki", 2)  # the physical button of the config's seat "Aki"
+    assert table.snapshot("Akiko")["view"]["mine"]["declaration"] == 2
+    assert table.snapshot("Akiko")["leds"]["Akiko"] == "locked"
+    table.declare("Ben", 1, "phone")
+    assert panel.led("Ben") == "locked"
+    assert table.press("Chie")["ok"] and table.release("Chie")["ok"]
+    assert not table.press("Aki")["ok"]  # not a seat of this game
+    bad = table.start_game("alea", seats[:2] + [{"name": "Dee", "colour": "green", "button": "Ben"}])
+    assert not bad["ok"] and "Two seats" in bad["error"]["en"]

@@ -116,3 +116,14 @@ def test_a_round_in_chromium(served, browser):
         "() => [...document.querySelectorAll('td.score')].some(td => td.textContent.trim() !== '0')")
     expect(ben.locator(".log li").first).not_to_be_empty()
     context.close()
+
+
+def test_a_refused_button_says_why(served, browser):
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    page.goto(root + "/")
+    page.locator("#demo-throw").click()  # nobody has to throw while declarations are open
+    expect(page.locator("#notice")).to_have_text("Nobody has to throw right now.")
+    page.close()

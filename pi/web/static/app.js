@@ -7,8 +7,23 @@
   var wordsEl = document.getElementById("led-words");
   if (wordsEl) { try { ledWords = JSON.parse(wordsEl.textContent); } catch (e) { ledWords = {}; } }
 
+  // Errors of the buttons' requests show in a notice at the top, in the page's language.
+  function showError(error) {
+    var notice = document.getElementById("notice");
+    if (!notice || !error) { return; }
+    notice.textContent = error[document.documentElement.lang] || error.en || "";
+    notice.hidden = false;
+    clearTimeout(showError.timer);
+    showError.timer = setTimeout(function () { notice.hidden = true; }, 6000);
+  }
+
   function post(url) {
-    return fetch(url, { method: "POST", headers: { "Accept": "application/json" }, credentials: "same-origin" });
+    return fetch(url, { method: "POST", headers: { "Accept": "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) {
+          return response.json().then(function (body) { showError(body.error); }, function () {});
+        }
+      }, function () { showError({ en: "The table did not answer; check the connection.", ja: "テーブルから応答がありません。接続を確認してください。" }); });
   }
 
   function update(state) {

@@ -153,7 +153,7 @@ def build(
     model, or runs without one (typed dice) with a note when models/ has none.
     """
     from pi.store import Store
-    from pi.table import Table, colour_table_path
+    from pi.table import Table
     from pi.web import create_app
 
     notes: list[str] = []

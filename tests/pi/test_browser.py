@@ -127,3 +127,28 @@ def test_a_refused_button_says_why(served, browser):
     page.locator("#demo-throw").click()  # nobody has to throw while declarations are open
     expect(page.locator("#notice")).to_have_text("Nobody has to throw right now.")
     page.close()
+
+
+def test_the_host_page_in_chromium(served, browser):
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    table = appliance.table
+    page = browser.new_page(locale="en-US")
+    page.goto(root + "/host")
+    page.fill("input[name=pin]", "1234")
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#login-form .notice.error")).to_have_text("Wrong PIN. Try again.")
+    page.fill("input[name=pin]", appliance.config.host_pin)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#seat-links svg")).to_have_count(3)  # a QR code per seat
+    for seat, value in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
+        table.declare(seat, value)
+    # The page reloads its forms by itself once a throw is due.
+    page.locator("#throw-dice").fill("red 4")
+    page.locator("#throw-form button[type=submit]").click()
+    expect(page.locator("#correct-dice")).to_have_value("red 4")
+    expect(page.locator("#due-text")).to_have_text("Ben and Chie to throw 2 blue and 2 green dice.")
+    page.locator("#undo").click()
+    expect(page.locator("#due-text")).to_have_text("Aki to throw 1 red die.")
+    page.close()

@@ -77,7 +77,8 @@ class Detector:
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
-                 score_threshold: float = 0.3, die_threshold: float = 0.5, face_min: float = 0.6):
+                 score_threshold: float = 0.3, die_threshold: float = 0.5, face_min: float = 0.6,
+                 views: int = 1):
         import onnxruntime as ort
 
         d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
@@ -100,6 +101,9 @@ class Detector:
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
+        if views not in (1, 2, 4):
+            raise ValueError(f"views is 1, 2 or 4 (quarter turns of each crop averaged), got {views!r}")
+        self.views = views
         if colours is None:
             colours = _default_colours()
         self.colours = colours or None
@@ -174,10 +178,15 @@ class Detector:
         return out
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
-        x = np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2))
-        (logits,) = self._cls.run(None, {"crops": x})
+        """Class probabilities of each crop, averaged over `self.views` quarter turns."""
+        x = crops.astype(np.float32).transpose(0, 3, 1, 2)
+        n = len(x)
+        if self.views > 1:
+            x = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(self.views)], 0)
+        (logits,) = self._cls.run(None, {"crops": np.ascontiguousarray(x)})
         e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
+        p = e / e.sum(1, keepdims=True)
+        return p.reshape(self.views, n, -1).mean(0)
 
     # -- the whole reading -------------------------------------------------------------
 

@@ -229,6 +229,29 @@ def load_pool(args) -> list[Sample]:
     return pool
 
 
+def mine_hard_negatives(samples: list[Sample], model_dir: str, threshold: float = 0.15) -> None:
+    """Set `s.hard` to the boxes where the detector in `model_dir` fires away from every
+    labelled die (their centres outside all boxes grown by 10%)."""
+    from vision.detector import Detector
+
+    det = Detector(model_dir=model_dir, threads=1, colours=False, score_threshold=threshold)
+    total = 0
+    for s in samples:
+        boxes, _ = det._find(s.image)
+        keep = []
+        for b in boxes:
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            g = s.boxes
+            m = 0.1 * (g[:, 2:] - g[:, :2])
+            inside = ((g[:, 0] - m[:, 0] <= cx) & (cx <= g[:, 2] + m[:, 0]) &
+                      (g[:, 1] - m[:, 1] <= cy) & (cy <= g[:, 3] + m[:, 1]))
+            if not inside.any():
+                keep.append(b)
+        s.hard = np.array(keep, np.float32).reshape(-1, 4)
+        total += len(keep)
+    print(f"hard negatives: {total} in {len(samples)} images", flush=True)
+
+
 def colour_jitter(img: np.ndarray, rng: np.random.Generator, strong: bool = True) -> np.ndarray:
     """Hue shift, saturation, brightness, contrast, channel shuffles, grey: float32 in, out."""
     if rng.random() < 0.5:
@@ -335,6 +358,13 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.07, 0.07) * side
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
         label = int(s.faces[i])
+    elif getattr(s, "hard", None) is not None and len(s.hard) and rng.random() < 0.5:
+        # A hard negative: where a detector fired on something that is not a die.
+        label = NOT_A_DIE
+        b = s.hard[int(rng.integers(0, len(s.hard)))]
+        side = max(b[2] - b[0], b[3] - b[1]) * CROP_EXPAND * math.exp(rng.uniform(-0.15, 0.15))
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-0.07, 0.07) * side
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
     else:
         label = NOT_A_DIE
         sizes = (s.boxes[:, 2:] - s.boxes[:, :2]).max(1) if n else np.array([rng.uniform(20, 120)])
@@ -567,6 +597,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes-classifier", type=float, default=40.0)
     p.add_argument("--pool", type=int, default=1500, help="synthetic scenes rendered once (default 1500)")
     p.add_argument("--pool-cache", metavar="FILE", help="read the pool from FILE, or render and save it there")
+    p.add_argument("--hard-negatives", metavar="MODEL_DIR",
+                   help="before training the classifier, run the detector of MODEL_DIR over the training "
+                        "images and use where it fires away from labelled dice as 'not a die' examples")
     p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
@@ -605,6 +638,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in ("both", "detector"):
         train_detector(data, args, out, work / "detector.pt")
     if args.what in ("both", "classifier"):
+        if args.hard_negatives:
+            mine_hard_negatives([smp for src, _ in data for smp in src], args.hard_negatives)
         train_classifier(data, args, out, work / "classifier.pt")
     return 0
 

@@ -102,3 +102,19 @@ def select(gt: dict, which: str = "all", val_every: int = 5) -> dict:
     if which not in ("train", "val"):
         raise ValueError(f"split is one of all, train, val; got {which!r}")
     return {k: v for k, v in gt.items() if k in keep}
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.evaluate",
+        description="Print the annotations of one part of a labelled folder (e.g. the validation "
+                    "images, as ground truth for /work/shared/tools/score_dice.py).")
+    ap.add_argument("folder")
+    ap.add_argument("--split", choices=["all", "train", "val"], default="val")
+    ap.add_argument("--val-every", type=int, default=5)
+    a = ap.parse_args()
+    json.dump(select(load_annotations(a.folder), a.split, a.val_every), sys.stdout)
+    print()

@@ -77,7 +77,7 @@ class Detector:
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
-                 score_threshold: float = 0.3, die_threshold: float = 0.5, face_min: float = 0.6,
+                 score_threshold: float = 0.4, die_threshold: float = 0.5, face_min: float = 0.6,
                  views: int = 1):
         import onnxruntime as ort
 

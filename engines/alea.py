@@ -371,7 +371,7 @@ def _check_throw(state: State, event: Mapping[str, Any]) -> tuple[Die, ...]:
         i = _seat_index(state, event["seat"])
         if state.seats[i].name not in exp["seats"]:
             raise IllegalEvent(
-                f"the throw names {state.seats[i].name}, but it is {_describe_throw(state, exp)}"
+                f"the throw names {state.seats[i].name}, but the table is waiting for {_describe_throw(state, exp)}"
             )
     dice = dice_from(event["dice"])
     wanted: dict[str, int] = exp["dice"]
@@ -404,9 +404,9 @@ def _describe_throw(state: State, exp: Mapping[str, Any]) -> str:
     wanted = exp["dice"]
     if "*" in wanted:
         return f"{wanted['*']} dice of any colour ({who}'s tie-break throw)"
-    dice = f"{_counts_text(wanted)} dice"
+    total = sum(wanted.values())
+    dice = f"{_counts_text(wanted)} {'die' if total == 1 else 'dice'}"
     if exp["reroll"]:
-        total = sum(wanted.values())
         return f"{dice} ({who}'s escape: rethrow all {total} dice on the table)"
     return f"{dice} ({who}'s throw)"
 

@@ -6,7 +6,8 @@ the number of dice showing f in each of M throws -- and returns M booleans, so t
 engine (M = 1, the table) and the odds (M = every possible throw of n dice) share one
 implementation.
 
-Condition grammar (one term, or terms joined by ``and`` / ``or``; ``and`` binds tighter):
+Condition grammar (one term, or terms joined by ``and`` / ``or``; ``and`` binds tighter;
+letters may be lower case, ``≥`` is read as ``>=`` and ``count(3) = 2`` as ``== 2``):
 
 ========================  ===========  ==============================================
 text                      kind         triggered when the table holds ...
@@ -183,9 +184,9 @@ _GRAMMAR_HINT = (
 )
 _TOTAL = re.compile(r"total\s*>=\s*(\d+)", re.I)
 _ANY_OF = re.compile(r"\?\s*\(\s*([1-6](?:\s*,\s*[1-6])*)\s*\)\s*>=\s*(\d+)")
-_COUNT_IS = re.compile(r"count\(\s*([1-6])\s*\)\s*==\s*(\d+(?:\s*/\s*\d+)*)", re.I)
+_COUNT_IS = re.compile(r"count\(\s*([1-6])\s*\)\s*==?\s*(\d+(?:\s*/\s*\d+)*)", re.I)
 _COUNT_MORE = re.compile(r"count\(\s*([1-6])\s*\)\s*>\s*count\(\s*([1-6])\s*\)", re.I)
-_TOKEN = re.compile(r"[1-6]|[A-Z]")
+_TOKEN = re.compile(r"[1-6]|[A-Za-z]")
 
 
 def _faces(digits: list[int], letters: list[str]) -> Faces:
@@ -216,7 +217,7 @@ def _parse_term(text: str) -> Condition:
     tokens = term.split()
     if tokens and all(_TOKEN.fullmatch(t) for t in tokens):
         digits = [int(t) for t in tokens if t.isdigit()]
-        letters = [t for t in tokens if not t.isdigit()]
+        letters = [t.upper() for t in tokens if not t.isdigit()]
         if len(set(letters)) > 6:
             raise ValueError(f"'{term}' uses more than 6 different letters, but a die has 6 faces")
         if len(tokens) > MAX_DICE:
@@ -230,7 +231,7 @@ def parse_condition(text: str) -> Condition:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"the condition is empty; {_GRAMMAR_HINT}")
     ors = []
-    for alternative in re.split(r"\s+or\s+", text.strip(), flags=re.I):
+    for alternative in re.split(r"\s+or\s+", text.strip().replace("≥", ">="), flags=re.I):
         ands = [_parse_term(t) for t in re.split(r"\s+and\s+", alternative, flags=re.I)]
         ors.append(ands[0] if len(ands) == 1 else Combined("and", tuple(ands)))
     return ors[0] if len(ors) == 1 else Combined("or", tuple(ors))

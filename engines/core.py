@@ -105,14 +105,17 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
 def dice_from(raw: Any, what: str = "dice") -> tuple[Die, ...]:
     """Dice of a throw event: a list of ``{"colour": str, "face": 1..6}``, checked.
 
-    ``"color"`` is read as ``"colour"``; ``"sides"``, when given, must be 6.
+    ``"color"`` is read as ``"colour"``; ``"sides"``, when given, must be 6. A die may also
+    be written as a ``[colour, face]`` pair.
     """
     if not isinstance(raw, list):
         raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
     dice = []
     for i, item in enumerate(raw):
+        if isinstance(item, (list, tuple)) and len(item) == 2:
+            item = {"colour": item[0], "face": item[1]}
         if not isinstance(item, Mapping):
-            raise IllegalEvent(f"die {i + 1} must be {{\"colour\": ..., \"face\": 1-6}}, saw {item!r}")
+            raise IllegalEvent(f"die {i + 1} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {item!r}")
         unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
         if unknown:
             raise IllegalEvent(f"die {i + 1} has unknown key(s) {unknown}; a die has 'colour' and 'face'")

@@ -77,20 +77,29 @@ def _check_header(number: int, value: Any) -> dict[str, Any]:
     example = '{"game": "alea", "seats": [{"name": "Aki", "colour": "red"}, ...], "options": {}, "seed": 7}'
     if not isinstance(value, dict):
         raise ScriptError(f"line {number}: the first line must be an object like {example}")
-    unknown = sorted(set(value) - {"game", "seats", "options", "seed", "comment"})
+    unknown = sorted(set(value) - {"game", "seats", "colours", "colors", "options", "seed", "comment"})
     if unknown:
         raise ScriptError(f"line {number}: unknown key(s) {unknown} in the first line; it has game, seats, options, seed")
     if not isinstance(value.get("game"), str):
         raise ScriptError(f"line {number}: the first line has no \"game\"; write it like {example}")
-    if not isinstance(value.get("seats"), list):
+    seats = value.get("seats")
+    if not isinstance(seats, list):
         raise ScriptError(f"line {number}: the first line has no \"seats\" list; write it like {example}")
+    colours = value.get("colours", value.get("colors"))
+    if colours is not None:  # the short form: "seats": ["Aki", ...], "colours": ["red", ...]
+        if not isinstance(colours, list) or len(colours) != len(seats) or not all(isinstance(s, str) for s in seats):
+            raise ScriptError(
+                f"line {number}: with \"colours\", give \"seats\" as a list of names and \"colours\" as a list "
+                f"of the same length, like \"seats\": [\"Aki\", \"Ben\", \"Chika\"], \"colours\": [\"red\", \"blue\", \"green\"]"
+            )
+        seats = [{"name": s, "colour": c} for s, c in zip(seats, colours)]
     options = value.get("options", {})
     if not isinstance(options, dict):
         raise ScriptError(f"line {number}: \"options\" must be an object, saw {options!r}")
     seed = value.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ScriptError(f"line {number}: \"seed\" must be a whole number, saw {seed!r}")
-    return {"game": value["game"], "seats": value["seats"], "options": options, "seed": seed}
+    return {"game": value["game"], "seats": seats, "options": options, "seed": seed}
 
 
 def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:

@@ -386,7 +386,7 @@ def test_throw_while_declarations_are_awaited_is_refused():
 
 def test_declaration_while_a_throw_is_awaited_is_refused():
     state = declare(game(), Aki=1, Ben=0, Cy=0)
-    with pytest.raises(IllegalEvent, match=r"waiting for 1 red dice \(Aki's throw\)"):
+    with pytest.raises(IllegalEvent, match=r"waiting for 1 red die \(Aki's throw\)"):
         declare(state, Ben=2)
 
 
@@ -405,7 +405,7 @@ def test_malformed_events_are_refused():
 
 def test_throw_naming_a_seat_must_name_the_thrower():
     state = declare(game(), Aki=1, Ben=0, Cy=0)
-    with pytest.raises(IllegalEvent, match="the throw names Ben, but it is 1 red dice"):
+    with pytest.raises(IllegalEvent, match=r"the throw names Ben, but the table is waiting for 1 red die \(Aki's throw\)"):
         alea.apply(state, {"type": "throw", "seat": "Ben", "dice": dice("Aki", 3)})
     state = alea.apply(state, {"type": "throw", "seat": "Aki", "dice": dice("Aki", 3), "comment": "ok"})
     assert scores(state)["Aki"] == 1

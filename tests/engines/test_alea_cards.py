@@ -224,3 +224,10 @@ def test_odds_of_the_whole_deck_take_under_2_seconds():
     elapsed = time.perf_counter() - start
     assert len(table) == 22 and all(len(row) == 26 for row in table.values())
     assert elapsed < 2.0, f"22 cards x 26 values took {elapsed:.2f} s"
+
+
+def test_conditions_read_lower_case_letters_and_other_spellings():
+    assert triggered(card("a a b"), [2, 2, 3]) and not triggered(card("a a b"), [2, 2, 2])
+    assert triggered(card("total ≥ 12"), [6, 6])
+    assert triggered(card("count(3) = 2/4"), [3, 3]) and not triggered(card("count(3) = 2/4"), [3])
+    assert triggered(card("?(2,3,4)>=2 AND count(6)>count(1)"), [2, 3, 6])

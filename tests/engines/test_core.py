@@ -85,6 +85,7 @@ def test_seats_from_accepts_dicts_and_seats_and_checks_them():
 
 def test_dice_from_reads_colour_and_face_and_refuses_bad_dice():
     assert dice_from([{"colour": "red", "face": 6}]) == (Die("red", 6),)
+    assert dice_from([["red", 6], ("blue", 1)]) == (Die("red", 6), Die("blue", 1))
     for bad, message in [
         ([{"colour": "red", "face": 7}], "shows 7; expected a face from 1 to 6"),
         ([{"colour": "red", "face": 0}], "shows 0"),
@@ -94,6 +95,8 @@ def test_dice_from_reads_colour_and_face_and_refuses_bad_dice():
         ([{"colour": "red", "face": 3, "sides": 8}], "has 8 sides"),
         ([{"colour": "red", "face": 3, "spin": 1}], "unknown key"),
         ("red 3", "must be a list"),
+        ([["red", 3, 1]], r"or \[colour, face\]"),
+        ([["red", 9]], "shows 9"),
     ]:
         with pytest.raises(IllegalEvent, match=message):
             dice_from(bad)

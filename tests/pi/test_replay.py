@@ -69,7 +69,7 @@ def test_replay_prints_one_line_per_event_with_refusals_and_their_reasons(tmp_pa
         (10, True),
     ]
     assert lines[1]["error"] == "Aki has already declared; a declaration is locked once given"
-    assert lines[4]["error"] == "expected 1 red dice (Aki's throw), saw 2 red"
+    assert lines[4]["error"] == "expected 1 red die (Aki's throw), saw 2 red"
     assert lines[0]["event"] == {"type": "declare", "seat": "Aki", "value": 1}
     final = lines[-1]["final"]
     assert final["scores"] == {"Aki": 1, "Ben": 2, "Cy": 0}

@@ -464,10 +464,33 @@ def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
     os.replace(tmp, path)
 
 
+def init_from_onnx(model: nn.Module, path: Path) -> None:
+    """Start from the weights of an exported model: fuse `model`'s BatchNorms (the export
+    folds them into the convolutions) and load the ONNX initializers, which carry the
+    same names. Fine-tuning then runs without BatchNorm."""
+    import onnx
+    from onnx import numpy_helper
+
+    fuse_all(model)
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(path)).graph.initializer}
+    missing = set(model.state_dict()) - set(weights)
+    if missing:
+        raise SystemExit(f"{path} does not fit this network: no weights for {sorted(missing)[:3]}")
+    model.load_state_dict({k: weights[k] for k in model.state_dict()})
+    print(f"{path}: weights loaded (BatchNorm folded)", flush=True)
+
+
+def new_model(cls, args, file: str) -> nn.Module:
+    model = cls()
+    if args.init_from:
+        init_from_onnx(model, Path(args.init_from) / file)
+    return model.to(torch.device(args.device))
+
+
 def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     rng = np.random.default_rng(args.seed)
     dev = torch.device(args.device)
-    model = DiceDetector().to(dev)
+    model = new_model(DiceDetector, args, "dice_detector.onnx")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt.exists() and args.resume:
@@ -529,7 +552,7 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     rng = np.random.default_rng(args.seed + 1)
     dev = torch.device(args.device)
-    model = DiceClassifier().to(dev)
+    model = new_model(DiceClassifier, args, "dice_classifier.onnx")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt.exists() and args.resume:
@@ -612,6 +635,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--save-every", type=float, default=4.0, help="minutes between checkpoints")
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--init-from", metavar="MODEL_DIR",
+                   help="fine-tune: start from the ONNX models in MODEL_DIR (e.g. models) instead of random weights")
+    p.add_argument("--real-weight", type=float, default=0.75,
+                   help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -628,9 +655,9 @@ def main(argv: list[str] | None = None) -> int:
     if pool:
         data.append((pool, args.synth_weight))
     if real:
-        data.append((real, rw * (0.75 if centres else 1.0)))
+        data.append((real, rw * (args.real_weight if centres else 1.0)))
     if centres:
-        data.append((centres, rw * (0.25 if real else 1.0)))
+        data.append((centres, rw * (1.0 - args.real_weight if real else 1.0)))
     if not data:
         raise SystemExit("no training data: give --pool > 0 or --real DIR")
     with open(work / "args.json", "w") as f:

@@ -21,6 +21,7 @@ from engines.alea_traps import (
     trap_odds_exact,
     triggered,
 )
+from tests.engines.alea_reference import triggers as triggers_by_hand
 
 
 def card(condition: str):
@@ -162,41 +163,11 @@ def test_and_binds_tighter_than_or():
 # --- exact odds ------------------------------------------------------------------------------
 
 
-def brute_force_triggers(condition: str, faces: tuple[int, ...]) -> bool:
-    """An independent reading of RULES.md's conditions on one throw (no numpy, no sorting)."""
-    counts = Counter(faces)
-
-    def term(text: str) -> bool:
-        text = text.strip()
-        if text.startswith("total"):
-            return sum(faces) >= int(text.split(">=")[1])
-        if text.startswith("?"):
-            listed, n = text[1:].split(">=")
-            wanted = {int(x) for x in listed.strip(" ()").split(",")}
-            return sum(1 for f in faces if f in wanted) >= int(n)
-        if "==" in text:
-            face = int(text[6])
-            return counts[face] in {int(v) for v in text.split("==")[1].split("/")}
-        if ">" in text:
-            a, b = int(text[6]), int(text.split(">")[1].strip()[6])
-            return counts[a] > counts[b]
-        tokens = text.split()
-        letters = sorted({t for t in tokens if t.isalpha()})
-        for assignment in itertools.permutations(range(1, 7), len(letters)):
-            mapping = dict(zip(letters, assignment))
-            need = Counter(mapping.get(t) or int(t) for t in tokens)
-            if all(counts[f] >= k for f, k in need.items()):
-                return True
-        return False
-
-    return any(all(term(t) for t in alt.split(" and ")) for alt in condition.split(" or "))
-
-
 @pytest.mark.parametrize("card_id", [c.id for c in load_deck()])
 def test_odds_match_brute_force_over_every_throw_of_up_to_4_dice(card_id):
     c = next(c for c in load_deck() if c.id == card_id)
     for n in range(5):
-        hits = sum(brute_force_triggers(c.condition, faces) for faces in itertools.product(range(1, 7), repeat=n))
+        hits = sum(triggers_by_hand(c.condition, faces) for faces in itertools.product(range(1, 7), repeat=n))
         assert trap_odds_exact(c, n) == Fraction(hits, 6**n), (c.condition, n)
 
 

@@ -1,9 +1,11 @@
 """Seeded random ALEA games: thousands of legal games with illegal events mixed in.
 
 After every event: scores never decrease, a declaration before the reveal changes neither
-the public view nor another (random) seat's view, and a refused event changes nothing. Replaying the event list rebuilds the same state
-(checked after every event in every 100th game, and at the end of every game), and every
-game ends with exactly one winner.
+the public view nor another (random) seat's view, a refused event is refused and changes
+nothing, and replaying the event list as it stood then rebuilds the state exactly (the
+list is replayed once at the end of each game and compared with the state after every
+accepted event). Every game ends with exactly one winner, and its scores and winner are
+those of an independent referee written from RULES.md (tests/engines/alea_reference.py).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 from engines import alea
 from engines.core import IllegalEvent, event_list, replay
+from tests.engines.alea_reference import referee
 
 GAMES = 2000
 MAX_EVENTS = 3000
@@ -79,7 +82,8 @@ def play(game_number: int) -> alea.State:
     options = {"deck": "physical"} if game_number % 4 == 3 else {}
     seats = seats_for(players)
     state = alea.setup(seats, options, seed=game_number)
-    check_every_event = game_number % 100 == 0
+    history = [state]  # the state after each accepted event
+    for_referee = []
     for _ in range(MAX_EVENTS):
         if state.phase == "over":
             break
@@ -95,18 +99,29 @@ def play(game_number: int) -> alea.State:
         if secret:  # the declaring seat and some other seat
             other = rng.choice([s.name for s in state.seats if s.name != event["seat"]])
             seen_before = public_views(state, other)
+        if event["type"] == "declare":
+            for_referee.append(("declare", event["seat"], event["value"]))
+        elif event["type"] == "throw":
+            condition = next((c.condition for c in state.cards if c.id == state.card), None)
+            for_referee.append(("throw", condition, [d["face"] for d in event["dice"]]))
         new = alea.apply(state, event)
         assert all(b >= a for a, b in zip(state.scores, new.scores)), "a score went down"
         if secret:
             assert public_views(new, other) == seen_before, "a declaration leaked before the reveal"
         state = new
-        if check_every_event:
-            rebuilt, steps = replay(alea, seats, options, game_number, event_list(state))
-            assert rebuilt == state and all(s.accepted for s in steps)
+        history.append(state)
     else:
         pytest.fail(f"game {game_number} did not end within {MAX_EVENTS} events")
-    rebuilt, steps = replay(alea, seats, options, game_number, event_list(state))
-    assert rebuilt == state and all(s.accepted for s in steps)
+    rebuilt = alea.setup(seats, options, seed=game_number)
+    assert rebuilt == history[0]
+    for k, logged in enumerate(event_list(state)):
+        rebuilt = alea.apply(rebuilt, logged)
+        assert rebuilt == history[k + 1], f"replaying {k + 1} events of game {game_number} differs"
+    if game_number % 100 == 0:  # and once through engines.replay, as the appliance does
+        again, steps = replay(alea, seats, options, game_number, event_list(state))
+        assert again == state and all(s.accepted for s in steps)
+    names = [s["name"] for s in seats]
+    assert referee(names, state.target, for_referee) == (alea.view(state)["scores"], alea.view(state)["winner"])
     return state
 
 

@@ -43,6 +43,126 @@ def test_replay_of_the_shipped_example_prints_the_expected_final_scores(capsys):
     assert final["phase"] == "over" and final["round"] == 4
 
 
+# --- games worked out by hand from RULES.md section 1 ------------------------------------------
+
+COLOURS = {"Aki": "red", "Ben": "blue", "Cy": "green", "Dee": "yellow"}
+
+
+def d(seat: str, *faces: int) -> list[dict]:
+    return [{"colour": COLOURS[seat], "face": f} for f in faces]
+
+
+def declare(**values: int) -> list[dict]:
+    return [{"type": "declare", "seat": seat, "value": v} for seat, v in values.items()]
+
+
+def throw(*dice: list[dict], seat: str | None = None) -> list[dict]:
+    event = {"type": "throw", "dice": [die for part in dice for die in part]}
+    return [event | {"seat": seat}] if seat else [event]
+
+
+def card(card_id: str) -> list[dict]:
+    return [{"type": "card", "card": card_id}]
+
+
+def replay_lines(tmp_path, capsys, header: dict, events: list[dict]) -> list[dict]:
+    assert main(["replay", write_script(tmp_path, header, *events)]) == 0
+    return output_lines(capsys)
+
+
+def test_hand_worked_3_player_game_with_the_physical_deck(tmp_path, capsys):
+    header = {
+        "game": "alea",
+        "seats": [{"name": n, "colour": COLOURS[n]} for n in ("Aki", "Ben", "Cy")],
+        "options": {
+            "deck": "physical",
+            "cards": [
+                {"id": "P", "condition": "1 1"},
+                {"id": "S", "condition": "total >= 20"},
+                {"id": "L", "condition": "A A A"},
+            ],
+        },
+        "seed": 0,
+    }
+    events = (
+        # 1, total >= 20: Aki 6 5 (11) safe +2; Ben 4 1 2 (18) safe +3.            2 3 0
+        card("S") + declare(Aki=2, Ben=3, Cy=0) + throw(d("Aki", 6, 5)) + throw(d("Ben", 4, 1, 2))
+        # 2, 1 1: Aki and Ben (the first group) throw two 1s; Cy declared 4: nobody scores.
+        + card("P") + declare(Aki=1, Ben=1, Cy=4) + throw(d("Aki", 1), d("Ben", 1))
+        # 3, A A A: Ben 5 5 safe +2; Cy 5 2 3 makes three 5s; Cy's escape 1 2 3 4 6 +3;
+        # Aki's 0 scores nothing (the trap was not the first group's).                 2 5 3
+        + card("L") + declare(Aki=0, Ben=2, Cy=3) + throw(d("Ben", 5, 5)) + throw(d("Cy", 5, 2, 3))
+        + throw(d("Ben", 1, 2), d("Cy", 3, 4, 6))
+        # 4, total >= 20 (every card used: any may come again): Cy 6 +1; Aki and Ben
+        # reach 26; Aki (2) escapes before Ben (5) with seven 1s, +3; Ben's 27 fails.   5 5 4
+        + card("S") + declare(Aki=3, Ben=3, Cy=1) + throw(d("Cy", 6)) + throw(d("Aki", 6, 6, 1), d("Ben", 2, 2, 3))
+        + throw(d("Aki", 1, 1, 1), d("Ben", 1, 1, 1), d("Cy", 1))
+        + throw(d("Aki", 6, 6, 6), d("Ben", 6, 1, 1), d("Cy", 1))
+        # 5: everyone declares 0: nobody scores.
+        + card("P") + declare(Aki=0, Ben=0, Cy=0)
+        # 6, A A A: ten dice with no triple, +5 each: 10 10 4, below 12 with 3 players.
+        + card("L") + declare(Aki=5, Ben=5, Cy=0) + throw(d("Aki", 1, 2, 3, 4, 5), d("Ben", 6, 6, 5, 4, 3))
+        # 7, total >= 20: Ben 6 +1, Aki 6 6 (18) +2, Cy's five 1s make 23; Cy's escape,
+        # eight 1s, +5. Aki has 12: the next round is the last.                       12 11 9
+        + card("S") + declare(Aki=2, Ben=1, Cy=5) + throw(d("Ben", 6)) + throw(d("Aki", 6, 6))
+        + throw(d("Cy", 1, 1, 1, 1, 1)) + throw(d("Aki", 1, 1), d("Ben", 1), d("Cy", 1, 1, 1, 1, 1))
+        # 8 (last, double), 1 1: Aki 1 safe +2; Cy 1 4 trapped, the escape 1 1 3 fails.  14 11 9
+        + card("P") + declare(Aki=1, Ben=0, Cy=2) + throw(d("Aki", 1)) + throw(d("Cy", 1, 4))
+        + throw(d("Aki", 1), d("Cy", 1, 3))
+    )
+    lines = replay_lines(tmp_path, capsys, header, events)
+    assert [line["line"] for line in lines[:-1] if not line["accepted"]] == []
+    final = lines[-1]["final"]
+    assert final["scores"] == {"Aki": 14, "Ben": 11, "Cy": 9}
+    assert final["winner"] == "Aki" and final["round"] == 8 and final["phase"] == "over"
+
+
+def test_hand_worked_4_player_game_with_refused_events_and_a_repeated_tie_break(tmp_path, capsys):
+    header = {
+        "game": "alea",
+        "seats": ["Aki", "Ben", "Cy", "Dee"],
+        "colours": ["red", "blue", "green", "yellow"],
+        "options": {"cards": [{"id": "K", "condition": "6"}]},
+        "seed": 5,
+    }
+    ten = lambda ones, seat=None: throw([{"colour": "white", "face": 1}] * ones + [{"colour": "white", "face": 5}] * (10 - ones), seat=seat)  # noqa: E731
+    events = (
+        # 1: Aki and Ben throw ten dice, no 6: +5 each.                                5 5 0 0
+        declare(Aki=5, Ben=5, Cy=0, Dee=0) + throw(d("Aki", 1, 2, 3, 4, 5), d("Ben", 1, 2, 3, 4, 5))
+        # 2: Ben declares twice (refused); Dee throws two dice for 1 (refused), then a 6:
+        # the first group is trapped, Cy's 0 scores 3.                                 5 5 3 0
+        + declare(Aki=5, Ben=4) + declare(Ben=3) + declare(Cy=0, Dee=1)
+        + throw(d("Dee", 6, 6)) + throw(d("Dee", 6))
+        # 3: Cy 2 3 +2; Aki and Ben trap (a 6); Aki and Ben tie on 5: seat order. An escape
+        # without Cy's dice, and one named for Ben, are refused; Aki escapes (+5), Ben fails.
+        + declare(Aki=5, Ben=5, Cy=2, Dee=0) + throw(d("Cy", 2, 3))
+        + throw(d("Aki", 1, 1, 1, 1, 1), d("Ben", 2, 2, 2, 2, 6))
+        + throw(d("Aki", 1, 1, 1, 1, 1), d("Ben", 2, 2, 2, 2, 2))
+        + throw(d("Aki", 1, 1, 1, 1, 1), d("Ben", 2, 2, 2, 2, 2), d("Cy", 3, 3), seat="Ben")
+        + throw(d("Aki", 1, 1, 1, 1, 1), d("Ben", 2, 2, 2, 2, 2), d("Cy", 3, 3))
+        + throw(d("Aki", 1, 1, 1, 1, 1), d("Ben", 2, 2, 2, 2, 6), d("Cy", 3, 3))
+        # Aki has 10: round 4 is the last. Aki throws a 6 first: Ben and Cy score 3 x 2.  10 11 11 0
+        + declare(Aki=1, Ben=0, Cy=0, Dee=5) + throw(d("Aki", 6))
+        # Tie-break: Cy out of turn (refused); 2 ones each, again; Ben 0, Cy 1: Cy wins.
+        + ten(2, "Cy") + ten(2) + ten(2) + ten(0) + ten(1)
+        + declare(Aki=1)
+    )
+    lines = replay_lines(tmp_path, capsys, header, events)
+    refused = {line["line"]: line["error"] for line in lines[:-1] if not line["accepted"]}
+    assert list(refused) == [9, 12, 20, 21, 29, 34]
+    assert refused[9] == "Ben has already declared; a declaration is locked once given"
+    assert refused[12] == "expected 1 yellow die (Dee's throw), saw 2 yellow"
+    assert refused[20] == (
+        "expected 5 red, 5 blue and 2 green dice (Aki's escape: rethrow all 12 dice on the table), saw 5 red and 5 blue"
+    )
+    assert refused[21].startswith("the throw names Ben, but the table is waiting for 5 red, 5 blue and 2 green dice")
+    assert refused[29].startswith("the throw names Cy, but the table is waiting for 10 dice of any colour (Ben's")
+    assert refused[34] == "the game is over (Cy won); no event is expected"
+    final = lines[-1]["final"]
+    assert final["scores"] == {"Aki": 10, "Ben": 11, "Cy": 11, "Dee": 0}
+    assert final["winner"] == "Cy" and final["round"] == 4 and final["phase"] == "over"
+
+
 def test_replay_prints_one_line_per_event_with_refusals_and_their_reasons(tmp_path, capsys):
     script = write_script(
         tmp_path,

@@ -295,7 +295,7 @@ def _waiting_for(state: State) -> str:
     if state.phase == "declare":
         return "the table is waiting for the secret declarations (declare events, 0-5)"
     exp = expects(state)
-    return f"the table is waiting for {_describe_throw(state, exp)} (a throw event)"
+    return f"the table is waiting for a throw event: {_describe_throw(state, exp)}"
 
 
 def _seat_index(state: State, name: Any) -> int:
@@ -347,7 +347,8 @@ def _turn_card(state: State, event: Mapping[str, Any]) -> State:
             f"card {card_id} was already turned over since the last shuffle; expected one of {', '.join(choices)}"
         )
     pile = tuple(c for c in choices if c != card_id)
-    return _show_card(replace(state, pile=pile, card=card_id, phase="declare"))
+    discards = state.discards if state.pile else ()  # every card used: the table reshuffled them
+    return _show_card(replace(state, pile=pile, discards=discards, card=card_id, phase="declare"))
 
 
 def _show_card(state: State) -> State:

@@ -109,7 +109,9 @@ def test_physical_deck_waits_for_the_host_to_name_each_card():
         state = alea.apply(state, {"type": "card", "card": card})
         state = declare(state, Aki=0, Ben=0, Cy=0)
     assert alea.expects(state)["cards"] == three  # all used: the deck is shuffled again
+    assert alea.view(state)["deck"] == {"mode": "physical", "left": 0, "discards": len(three)}
     state = alea.apply(state, {"type": "card", "card": three[0]})
+    assert alea.view(state)["deck"] == {"mode": "physical", "left": len(three) - 1, "discards": 0}
 
 
 def test_dealt_deck_refuses_card_events():
@@ -386,7 +388,7 @@ def test_throw_while_declarations_are_awaited_is_refused():
 
 def test_declaration_while_a_throw_is_awaited_is_refused():
     state = declare(game(), Aki=1, Ben=0, Cy=0)
-    with pytest.raises(IllegalEvent, match=r"waiting for 1 red die \(Aki's throw\)"):
+    with pytest.raises(IllegalEvent, match=r"waiting for a throw event: 1 red die \(Aki's throw\)"):
         declare(state, Ben=2)
 
 

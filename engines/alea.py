@@ -275,7 +275,7 @@ def _check_shape(event: Any) -> str:
     if not isinstance(event, Mapping):
         raise IllegalEvent(f"an event is an object with a \"type\" (declare, card, throw); saw {event!r}")
     kind = event.get("type")
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:
         raise IllegalEvent(f"unknown event type {kind!r}; expected one of declare, card, throw")
     required, optional = _KEYS[kind]
     missing = sorted(required - set(event))

@@ -54,7 +54,11 @@ def read_script(stream: TextIO) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
     """
     header: dict[str, Any] | None = None
     events: list[tuple[int, Any]] = []
-    for number, line in enumerate(stream, start=1):
+    try:
+        lines = stream.read().removeprefix("\ufeff").split("\n")  # a byte-order mark some editors write
+    except UnicodeDecodeError:
+        raise ScriptError("the script is not UTF-8 text; save it as UTF-8") from None
+    for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
@@ -99,7 +103,7 @@ def _check_header(number: int, value: Any) -> dict[str, Any]:
     seed = value.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ScriptError(f"line {number}: \"seed\" must be a whole number, saw {seed!r}")
-    return {"game": value["game"], "seats": seats, "options": options, "seed": seed}
+    return {"game": value["game"], "seats": seats, "options": options, "seed": seed, "line": number}
 
 
 def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:
@@ -114,13 +118,13 @@ def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:
     try:
         game = engines.load(header["game"])
     except ValueError as exc:  # unknown game, or engines.GameNotImplemented
-        raise ScriptError(f"line 1: {exc}") from None
+        raise ScriptError(f"line {header['line']}: {exc}") from None
     try:
         state, steps = engines.replay(
             game, header["seats"], header["options"], header["seed"], (e for _, e in events)
         )
     except SetupError as exc:
-        raise ScriptError(f"the first line cannot start a game: {exc}") from None
+        raise ScriptError(f"line {header['line']}: the first line cannot start a game: {exc}") from None
     if seat is not None and seat not in [s.name for s in state.seats]:
         raise ScriptError(f"--seat {seat!r} is not at the table; the seats are {', '.join(s.name for s in state.seats)}")
     for (number, _), step in zip(events, steps):
@@ -138,10 +142,11 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.script == "-":
             return play_script(sys.stdin, sys.stdout, args.seat)
         try:
-            with open(args.script, encoding="utf-8") as stream:
-                return play_script(stream, sys.stdout, args.seat)
+            stream = open(args.script, encoding="utf-8")
         except OSError as exc:
             raise ScriptError(f"cannot read {args.script}: {exc.strerror}") from None
+        with stream:
+            return play_script(stream, sys.stdout, args.seat)
     except ScriptError as exc:
         print(f"dicetable replay: {exc}", file=sys.stderr)
         return EXIT_BAD_SCRIPT

@@ -223,6 +223,8 @@ def test_replay_with_seat_shows_that_seats_secret(tmp_path, capsys):
         ([{**HEADER, "seats": HEADER["seats"][:2]}], "cannot start a game: this game is for 3 to 5 seats, saw 2"),
         ([{**HEADER, "options": {"fast": True}}], r"unknown option\(s\) \['fast'\]"),
         (["# only a comment"], "the script is empty"),
+        (["# a comment", {**HEADER, "game": "chess"}], "line 2: unknown game 'chess'"),
+        ([{**HEADER, "seats": ["Aki", "Ben", "Cy"], "colours": ["red", "blue"]}], 'with "colours", give "seats"'),
     ],
 )
 def test_malformed_script_exits_2_with_a_message(tmp_path, capsys, lines, message):
@@ -239,6 +241,16 @@ def test_game_not_implemented_yet_exits_2_with_a_clear_message(tmp_path, capsys)
         pytest.skip("every game has an engine now")
     assert main(["replay", write_script(tmp_path, {**HEADER, "game": missing[0]})]) == 2
     assert f"the {missing[0]} engine is not implemented yet" in capsys.readouterr().err
+
+
+def test_script_that_is_not_utf8_exits_2_and_a_byte_order_mark_is_fine(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b"\xff\xfe" + json.dumps(HEADER).encode())
+    assert main(["replay", str(path)]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(HEADER).encode())
+    assert main(["replay", str(path)]) == 0
+    assert output_lines(capsys)[-1]["final"]["round"] == 1
 
 
 def test_missing_script_file_exits_2(tmp_path, capsys):

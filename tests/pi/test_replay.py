@@ -163,6 +163,44 @@ def test_hand_worked_4_player_game_with_refused_events_and_a_repeated_tie_break(
     assert final["winner"] == "Cy" and final["round"] == 4 and final["phase"] == "over"
 
 
+DOC = EXAMPLE.parents[1] / "replay.md"
+
+
+def doc_blocks(fence: str, section: str) -> list[str]:
+    """The lines of the ``fence`` code blocks of one section of docs/replay.md."""
+    text = DOC.read_text(encoding="utf-8").split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [line for block in re.findall(rf"```{fence}\n(.*?)```", text, re.S) for line in block.splitlines()]
+
+
+def test_the_documented_walk_through_replays_with_every_event_type_and_the_stated_result(tmp_path, capsys):
+    script = doc_blocks("jsonl", "ALEA events, by example")
+    types = [json.loads(line).get("type") for line in script[1:]]
+    assert set(types) == {"card", "declare", "throw"}
+    assert main(["replay", write_script(tmp_path, *script)]) == 0
+    lines = output_lines(capsys)
+    assert all(line["accepted"] for line in lines[:-1])
+    final = lines[-1]["final"]
+    assert final["scores"] == {"Aki": 5, "Ben": 7, "Chika": 7} and final["winner"] == "Chika"
+    assert final["tiebreak"]["ones"] == {"Ben": 0, "Chika": 1}
+
+
+def test_the_documented_output_is_what_replay_prints(tmp_path, capsys):
+    script = doc_blocks("jsonl", "ALEA events, by example")
+    shown = doc_blocks("json", "The output")
+    refused = [
+        {"type": "declare", "seat": "Chika", "value": 3},
+        {"type": "throw", "dice": [{"colour": "blue", "face": 1}, {"colour": "blue", "face": 6}]},
+    ]
+    assert main(["replay", write_script(tmp_path, *script[:5], *refused)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:6] == shown[:6]
+    assert main(["replay", write_script(tmp_path, *script)]) == 0
+    documented = json.loads(" ".join(shown[6:]).replace(", ...]", "]"))["final"]
+    final = output_lines(capsys)[-1]["final"]
+    assert documented["log"] == final["log"][:1]
+    assert {k: v for k, v in documented.items() if k != "log"} == {k: v for k, v in final.items() if k != "log"}
+
+
 def test_replay_prints_one_line_per_event_with_refusals_and_their_reasons(tmp_path, capsys):
     script = write_script(
         tmp_path,

@@ -12,7 +12,8 @@ Events (see docs/contracts.md and docs/replay.md):
   ``{"type": "card", "card": "T05"}``            (only with ``deck = "physical"``)
   ``{"type": "throw", "dice": [{"colour": "red", "face": 3}, ...]}``
 A throw may also name the thrower (``"seat": "Aki"``), which must then be one of the seats
-``expects`` lists, and any event may carry a ``"comment"`` text, which is ignored.
+``expects`` lists; a die may be written as a ``["red", 3]`` pair; any event may carry a
+``"comment"`` text, which is ignored.
 
 Options (all optional; anything else is refused):
   ``deck``   ``"dealt"`` (default): the engine shuffles this player count's cards with the
@@ -34,7 +35,7 @@ Decisions where RULES.md is silent (what a real table does):
   says the declaration phase is on; ``view(state, seat)`` shows that seat its own value.
   ``expects`` (used by the table's loop, never shown) lists the seats still to declare.
 - Escape order is decided when the trap triggers: lowest score first, ties in seat
-  order (RULES.md). A failed escape does not stop the others of the group; each trapped
+  order (RULES.md; the original lets tied players choose, a replay needs one order). A failed escape does not stop the others of the group; each trapped
   player gets exactly one. The table then holds the dice of the last rethrow.
 - A throw is checked by colour and count only; the order of the dice does not matter.
 - When everyone declares 0 in the last round, nobody scores and the game ends.

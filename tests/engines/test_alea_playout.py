@@ -62,6 +62,8 @@ def illegal_event(state: alea.State, rng: random.Random) -> dict:
         choices.append({"type": "throw", "dice": good[:-1]})  # one die short
         choices.append({"type": "throw", "dice": good + [{"colour": good[0]["colour"], "face": 2}]})
         choices.append({"type": "throw", "dice": [dict(d, face=rng.choice([0, 7])) for d in good]})
+        if "*" not in exp["dice"]:  # a die of a colour that is not due
+            choices.append({"type": "throw", "dice": [dict(good[0], colour="purple")] + good[1:]})
         choices.append({"type": "declare", "seat": names[0], "value": 1})
     elif exp["kind"] == "card":
         choices.append({"type": "card", "card": "NOPE"})

@@ -108,8 +108,10 @@ def make_server(app: Any, host: str, port: int) -> Any:
     it waits; see pi/README.md for what that means for the number of phones."""
     from waitress.server import create_server
 
+    # channel_request_lookahead: waitress keeps reading a connection while its request runs,
+    # so a live stream learns when its page was closed (waitress.client_disconnected).
     return create_server(app, host=host, port=port, threads=SERVER_THREADS, ident="dicetable",
-                         channel_timeout=3600)
+                         channel_timeout=3600, channel_request_lookahead=1)
 
 
 def run_server(server: Any) -> None:
@@ -157,8 +159,7 @@ def build(
     from pi.web import create_app
 
     notes: list[str] = []
-    Path(config.data_dir).mkdir(parents=True, exist_ok=True)
-    store = Store(config.db_path)
+    store = Store(config.db_path)  # creates the data folder; StoreError says what to fix
 
     if detector == "auto":
         detector = load_detector(config, notes)
@@ -267,6 +268,17 @@ def _load_config(path: str | None) -> Any:
         raise SystemExit(2) from None
 
 
+def _build_or_report(config: Any, **kwargs: Any) -> Appliance | None:
+    """`build()`, or None after one line on stderr saying what stopped it (a data folder
+    that cannot be written, a pin already in use) rather than a traceback."""
+    try:
+        return build(config, **kwargs)
+    except Exception as exc:
+        log.debug("build failed", exc_info=True)
+        print(f"dicetable: cannot start: {exc}", file=sys.stderr)
+        return None
+
+
 def demo_main(args: argparse.Namespace) -> int:
     _setup_logging()
     config = _load_config(args.config)
@@ -287,7 +299,9 @@ def demo_main(args: argparse.Namespace) -> int:
     config = dataclasses.replace(config, web=dataclasses.replace(config.web, host=args.host, port=args.port))
     from gpiozero.pins.mock import MockFactory
 
-    appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
+    appliance = _build_or_report(config, demo=True, pin_factory=MockFactory(), animate=False)
+    if appliance is None:
+        return 2
     appliance._tmp = tmp
     for note in appliance.notes:
         log.warning("%s", note)
@@ -306,10 +320,8 @@ def demo_main(args: argparse.Namespace) -> int:
 def run_main(args: argparse.Namespace) -> int:
     _setup_logging()
     config = _load_config(args.config)
-    try:
-        appliance = build(config, demo=False)
-    except Exception as exc:  # a pin already in use, an unreadable data dir
-        print(f"dicetable: cannot start: {exc}", file=sys.stderr)
+    appliance = _build_or_report(config, demo=False)
+    if appliance is None:
         return 1
     for note in appliance.notes:
         log.warning("%s", note)

@@ -632,14 +632,14 @@ class Table:
         return ok()
 
     def last_throw_dice(self) -> list[dict[str, Any]]:
-        """The dice of the last accepted throw (for the host's correction form)."""
+        """The dice of the last event when it is a throw: what ``correct_throw`` can
+        replace (the host's correction form); [] otherwise."""
         with self._lock:
             if self.record is None:
                 return []
             events = list(self.store.events(self.record.id))
-        for event in reversed(events):
-            if event.get("type") == "throw":
-                return list(event["dice"])
+        if events and events[-1].get("type") == "throw":
+            return list(events[-1]["dice"])
         return []
 
     # ------------------------------------------------------------------ demo controls

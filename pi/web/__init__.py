@@ -39,6 +39,8 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         SESSION_COOKIE_SAMESITE="Lax",
         DEMO=False,
         SSE_KEEPALIVE_S=15.0,
+        # How often a waiting stream checks that its page is still there.
+        SSE_CHECK_S=1.0,
         # A live stream ends after this many seconds and the browser reconnects at once, so a
         # phone that vanished without closing its connection frees its thread. None = never.
         SSE_MAX_S=300.0,
@@ -113,7 +115,7 @@ def wants_json() -> bool:
 def error_response(code: int, message: dict[str, str] | None = None):
     """A JSON error ``{"error": {"en", "ja"}}`` or an HTML page without any stack trace."""
     key = f"error_{code}" if f"error_{code}" in i18n.STRINGS else "error_500"
-    message = message or {"en": i18n.t(key, "en"), "ja": i18n.t(key, "ja")}
+    message = message or i18n.both(key)
     if wants_json():
         return jsonify({"error": message}), code
     return render_template("error.html", code=code, message=message), code

@@ -46,9 +46,10 @@ def host_required(view):
     @wraps(view)
     def wrapper(*args, **kwargs):
         if not session.get("host"):
+            message = i18n.both("host_login_first")
             if wants_json():
-                return error_response(403, {"en": "Log in with the host PIN first.",
-                                            "ja": "先にホストPINでログインしてください。"})
+                return error_response(403, message)
+            flash(message)
             return redirect(url_for("host.page"))
         return view(*args, **kwargs)
 
@@ -157,7 +158,7 @@ def login():
         while tries and now - tries[0] > window:
             tries.popleft()
         if len(tries) >= int(current_app.config["PIN_ATTEMPTS"]):
-            return error_response(429, {"en": i18n.t("too_many_pins", "en"), "ja": i18n.t("too_many_pins", "ja")})
+            return error_response(429, i18n.both("too_many_pins"))
     pin = (request.get_json(silent=True) or {}).get("pin") if request.is_json else request.form.get("pin")
     if isinstance(pin, str) and secrets.compare_digest(pin.encode(), _config().host_pin.encode()):
         session.clear()
@@ -167,7 +168,7 @@ def login():
         return jsonify({"ok": True}) if wants_json() else redirect(url_for("host.page"))
     with _failures_lock:
         _failures()[address].append(now)
-    message = {"en": i18n.t("wrong_pin", "en"), "ja": i18n.t("wrong_pin", "ja")}
+    message = i18n.both("wrong_pin")
     if wants_json():
         return jsonify({"ok": False, "error": message}), 403
     return render_template("host_login.html", error=message), 403
@@ -206,7 +207,7 @@ def start():
         game = form.get("game", "alea")
         seed = form.get("seed", "").strip() or None
     if not seats:
-        return _done({"ok": False, "error": {"en": i18n.t("no_seat_selected", "en"), "ja": i18n.t("no_seat_selected", "ja")}})
+        return _done({"ok": False, "error": i18n.both("no_seat_selected")})
     try:
         seed = None if seed is None else int(seed)
     except (TypeError, ValueError):
@@ -247,7 +248,7 @@ def _dice_from_request() -> list[dict[str, Any]] | None:
 
 
 def _bad_dice():
-    return _done({"ok": False, "error": {"en": i18n.t("bad_dice", "en"), "ja": i18n.t("bad_dice", "ja")}})
+    return _done({"ok": False, "error": i18n.both("bad_dice")})
 
 
 @bp.post("/throw")

@@ -109,6 +109,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The table hit an internal error; it is logged. Reload the page.",
         "ja": "内部エラーが起きました（記録済み）。ページを再読み込みしてください。",
     },
+    "bad_seat_link": {
+        "en": "This seat link is not valid (it may be from an earlier game). "
+              "Scan your seat's QR code on the host page again.",
+        "ja": "この席のリンクは無効です（前のゲームのものかもしれません）。"
+              "ホスト画面で自分の席のQRコードをもう一度読み取ってください。",
+    },
+    "host_login_first": {"en": "Log in with the host PIN first.", "ja": "先にホストPINでログインしてください。"},
     "back": {"en": "Back to the table", "ja": "テーブルに戻る"},
     "bad_dice": {
         "en": "Could not read the dice: write each die as colour and face, e.g. red 3, blue 5.",
@@ -126,6 +133,11 @@ def t(key: str, lang: str, **fields: Any) -> str:
         return key
     text = entry.get(lang) or entry["en"]
     return text.format(**fields) if fields else text
+
+
+def both(key: str) -> dict[str, str]:
+    """The string ``key`` in every language, as an ``{"en", "ja"}`` message."""
+    return {lang: t(key, lang) for lang in LANGUAGES}
 
 
 def pick(text: Mapping[str, str] | str | None, lang: str) -> str:

@@ -1,6 +1,7 @@
 """A seat's private page: declare from the phone, see one's own choice.
 
-GET  /seat/<token>          the page (a wrong token is a plain 404 that tells nothing)
+GET  /seat/<token>          the page (a wrong or old token is a 404 that says to ask the
+                            host for the seat's QR code, and tells nothing else)
 GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
 POST /seat/<token>/declare  ``value`` 0-5 (form or JSON); locks the seat's declaration
 """
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
-from pi.web import result_response, table_of, wants_json
+from pi.web import error_response, i18n, result_response, table_of, wants_json
 from pi.web.status import sse_response
 
 bp = Blueprint("seat", __name__, url_prefix="/seat")
@@ -19,7 +20,8 @@ bp = Blueprint("seat", __name__, url_prefix="/seat")
 def _seat(token: str) -> str:
     seat = table_of().seat_for_token(token)
     if seat is None:
-        abort(404)
+        message = i18n.both("bad_seat_link")
+        abort(make_response(error_response(404, message)))
     return seat
 
 
@@ -41,7 +43,10 @@ def events(token: str):
     seat = _seat(token)
     table = table_of()
 
-    def snapshot() -> dict[str, Any]:
+    def snapshot() -> dict[str, Any] | None:
+        # A new game makes new links: the old link's stream ends (the page then shows why).
+        if table.seat_for_token(token) != seat:
+            return None
         return table.snapshot(seat)
 
     return sse_response(snapshot, lambda snap: render_seat_live(snap, seat, token))
@@ -60,7 +65,7 @@ def declare(token: str):
     try:
         value = int(raw)
     except (TypeError, ValueError):
-        result = {"ok": False, "error": {"en": "Choose a number from 0 to 5.", "ja": "0 から 5 の数を選んでください。"}}
+        result = {"ok": False, "error": i18n.both("bad_value")}
     else:
         result = table_of().declare(seat, value, "phone")
     if wants_json():

@@ -42,32 +42,43 @@ def events():
     return sse_response(lambda: table_of().snapshot(), render_live)
 
 
-def sse_response(snapshot: Callable[[], dict[str, Any]], render: Callable[[dict[str, Any]], str]) -> Response:
+def sse_response(snapshot: Callable[[], dict[str, Any] | None],
+                 render: Callable[[dict[str, Any]], str]) -> Response:
     """A server-sent event stream: the snapshot (and its rendered HTML) at once and after
-    every change of the table; a keepalive comment when nothing happens for a while.
+    every change of the table; a keepalive comment when nothing happens for a while. The
+    stream ends when ``snapshot`` returns None (the page has lost its right to it).
 
-    Each open stream holds one of waitress's threads (see pi/README.md for the limit).
+    Each open stream holds one of waitress's threads (see pi/README.md for the limit). A
+    page that is closed or reloaded gives its thread back within ``SSE_CHECK_S``: waitress
+    (with request lookahead) tells when the client has gone.
     """
     table = table_of()
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
+    check = min(keepalive, float(current_app.config["SSE_CHECK_S"]))
     max_s = current_app.config["SSE_MAX_S"]
+    gone = request.environ.get("waitress.client_disconnected", lambda: False)
 
     def stream():
-        started = time.monotonic()
+        started = last_write = time.monotonic()
         version = None
         last_sent = None
         yield "retry: 2000\n\n"
-        while not table.stopping:
-            if max_s is not None and time.monotonic() - started > max_s:
+        while not table.stopping and not gone():
+            now = time.monotonic()
+            if max_s is not None and now - started > max_s:
                 return
             current = table.version
             if current == version:
-                current = table.wait_for_change(version, timeout=keepalive)
+                current = table.wait_for_change(version, timeout=check)
                 if current == version:
-                    yield ": keepalive\n\n"
+                    if time.monotonic() - last_write >= keepalive:
+                        last_write = time.monotonic()
+                        yield ": keepalive\n\n"
                     continue
             version = current
             snap = snapshot()
+            if snap is None:
+                return
             # Only what this page can see: a change it cannot see (another seat locking
             # its declaration) sends nothing, so not even the timing of events tells who
             # has declared.
@@ -76,6 +87,7 @@ def sse_response(snapshot: Callable[[], dict[str, Any]], render: Callable[[dict[
                 continue
             last_sent = seen
             payload = {"version": snap["version"], "state": snap, "html": render(snap)}
+            last_write = time.monotonic()
             yield f"id: {snap['version']}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

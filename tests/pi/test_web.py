@@ -68,7 +68,23 @@ def test_seat_page_with_a_valid_and_a_wrong_token(client, table):
     assert wrong.status_code == 404
     body = wrong.get_data(as_text=True)
     assert "Aki" not in body and "Ben" not in body and "Traceback" not in body
-    assert client.post("/seat/not-a-token/declare", data={"value": 1}).status_code == 404
+    assert "QR" in body  # says what to do: scan the seat's QR code again
+    refused = client.post("/seat/not-a-token/declare", json={"value": 1})
+    assert refused.status_code == 404 and "earlier game" in refused.json["error"]["en"]
+    assert table.snapshot()["view"]["declarations"] is None and len(table.store.events(table.record.id)) == 0
+
+
+def test_a_seat_stream_ends_when_a_new_game_makes_new_links(client, table):
+    token = _token(table, "Ben")
+    response = client.get(f"/seat/{token}/events", buffered=False)
+    try:
+        _events(response, 1)
+        table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=6)
+        assert _token(table, "Ben") != token
+        assert [chunk for chunk in response.response] in ([], [": keepalive\n\n"])  # ended, no view sent
+    finally:
+        response.close()
+    assert client.get(f"/seat/{token}").status_code == 404
 
 
 def test_declaring_through_the_seat_page(client, table):
@@ -104,11 +120,14 @@ def test_no_declaration_shows_before_the_reveal(client, table):
     assert 'class="declared">4<' in html
 
 
-def test_host_page_needs_the_pin(client):
+def test_host_page_needs_the_pin(client, table):
     page = client.get("/host").get_data(as_text=True)
     assert 'name="pin"' in page and "<svg" not in page
-    assert client.post("/host/undo").status_code == 302
+    refused = client.post("/host/undo", headers={"Accept-Language": "en"}, follow_redirects=True)
+    assert "Log in with the host PIN first." in refused.get_data(as_text=True)
     assert client.post("/host/undo", json={}).status_code == 403
+    assert client.post("/host/end", json={}).json["error"]["ja"]
+    assert table.record is not None  # nothing changed
     wrong = _login(client, "1111")
     assert wrong.status_code == 403
     assert _login(client).status_code == 302
@@ -145,12 +164,19 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 2}]}
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert 'value="red 2"' in host  # the correction form holds the last throw
+    assert 'id="correct-form"' in host
     assert client.post("/host/correct", data={"dice": "red 6"}).status_code == 302
     assert store.events(table.record.id)[-1]["dice"] == [{"colour": "red", "face": 6}]
     refused = client.post("/host/correct", json={"dice": [{"colour": "red", "face": 7}]})
     assert refused.status_code == 409 and "face" in refused.json["error"]["en"]
     unreadable = client.post("/host/throw", data={"dice": "three reds"}, follow_redirects=True)
     assert "colour and face" in unreadable.get_data(as_text=True) or "色と目" in unreadable.get_data(as_text=True)
+    faces = [{"colour": "blue", "face": 2}, {"colour": "blue", "face": 3},
+             {"colour": "green", "face": 2}, {"colour": "green", "face": 3}]
+    assert table.typed_throw(faces)["ok"] and table.snapshot()["kind"] == "card"  # round over
+    assert table.card(table.engine.expects(table.state)["cards"][0])["ok"]
+    host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="correct-form"' not in host  # only a throw that is the last event can be corrected
     n = len(store.events(table.record.id))
     assert client.post("/host/undo", json={}).json == {"ok": True}
     assert len(store.events(table.record.id)) == n - 1
@@ -274,6 +300,16 @@ def test_run_with_a_bad_config_says_so_in_one_line_and_exits_2(tmp_path, capsys)
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "host_pin" in err
+
+
+def test_a_data_folder_that_cannot_be_made_is_one_line_not_a_traceback(tmp_path, capsys):
+    from pi.cli import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # a file where the data folder should go
+    assert main(["demo", "--no-browser", "--data-dir", str(blocker / "data")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "data_dir" in err and str(blocker) in err
 
 
 def test_the_demo_appliance_serves_its_pages(config):

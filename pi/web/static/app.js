@@ -59,15 +59,23 @@
       if (live && typeof msg.html === "string") { live.innerHTML = msg.html; }
       update(msg.state);
     };
+    // The server refused the stream (a seat link from an earlier game): reload, so the
+    // page says why. While the table is merely unreachable the browser keeps retrying.
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) { setTimeout(function () { window.location.reload(); }, 2000); }
+    };
   }
 
   // Virtual seat buttons (demo): pressing and releasing drive the seat's mock pin, so a
-  // hold locks exactly as on the real button.
+  // hold locks exactly as on the real button. Each button's requests are sent one after
+  // the other, so a quick tap's release never overtakes its press.
   document.querySelectorAll(".seat-button").forEach(function (button) {
     var seat = encodeURIComponent(button.dataset.seat);
     var down = false;
-    function press(e) { e.preventDefault(); if (down) { return; } down = true; button.classList.add("pressed"); post("/demo/press/" + seat); }
-    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); post("/demo/release/" + seat); }
+    var queue = Promise.resolve();
+    function send(url) { queue = queue.then(function () { return post(url); }); }
+    function press(e) { e.preventDefault(); if (down) { return; } down = true; button.classList.add("pressed"); send("/demo/press/" + seat); }
+    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); send("/demo/release/" + seat); }
     button.addEventListener("pointerdown", press);
     button.addEventListener("pointerup", release);
     button.addEventListener("pointerleave", release);

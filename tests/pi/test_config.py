@@ -1,6 +1,8 @@
 """The config loader: laptop defaults, the example file, and one clear message per mistake."""
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,25 @@ def test_the_service_unit_and_the_example_agree():
     assert "PrivateDevices" not in lines and lines["DevicePolicy"] == "closed"
     example = config.load(REPO / "dicetable.example.toml")
     assert example.data_dir == Path("/var/lib/") / lines["StateDirectory"]
+
+
+def test_the_unit_restarts_on_failure_and_reaches_the_camera_and_the_gpio():
+    unit = (REPO / "systemd" / "dicetable.service").read_text(encoding="utf-8").splitlines()
+    settings = [line.split("=", 1) for line in unit if "=" in line and not line.startswith("#")]
+    allowed = {value.split()[0] for key, value in settings if key == "DeviceAllow"}
+    assert {"char-gpiochip", "char-*gpiomem*", "char-video4linux", "char-media", "char-dma_heap",
+            "char-vchiq"} <= allowed
+    values = dict(settings)
+    assert values["Restart"] == "on-failure" and values["NoNewPrivileges"] == "yes"
+    assert values["ProtectSystem"] == "strict" and values["CapabilityBoundingSet"] == ""
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_systemd_analyze_verify_accepts_the_unit(tmp_path):
+    # The unit names the Pi's venv; check it with a command that exists here.
+    unit = (REPO / "systemd" / "dicetable.service").read_text(encoding="utf-8")
+    copy = tmp_path / "dicetable.service"
+    copy.write_text(unit.replace("/opt/dicetable/.venv/bin/dicetable", shutil.which("true")), encoding="utf-8")
+    result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, timeout=60)
+    complaints = [line for line in (result.stdout + result.stderr).splitlines() if "dicetable.service" in line]
+    assert complaints == []

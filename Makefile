@@ -6,10 +6,11 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test
 
+# -qq: errors only (setuptools notes that every editable install of a flat layout is one).
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install -qq --upgrade pip
+	$(BIN)/pip install -qq -e '.[test]'
 	touch $@
 
 demo: $(BIN)/.installed

@@ -75,6 +75,10 @@ def test_a_round_in_chromium(served, browser):
     appliance, root, clock = served
     tokens = appliance.table.record.tokens
     context = browser.new_context(locale="en-US", viewport={"width": 400, "height": 800})
+    problems: list[str] = []  # script errors and failed loads (a 404 included) on any page
+    context.on("page", lambda page: (
+        page.on("pageerror", lambda exc: problems.append(str(exc))),
+        page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)))
     status = context.new_page()
     status.goto(root + "/")
     expect(status.locator("#due-text")).to_have_text("Waiting for secret declarations (0-5) from every seat.")
@@ -116,6 +120,7 @@ def test_a_round_in_chromium(served, browser):
         "() => [...document.querySelectorAll('td.score')].some(td => td.textContent.trim() !== '0')")
     expect(ben.locator(".log li").first).not_to_be_empty()
     context.close()
+    assert problems == []
 
 
 def test_a_refused_button_says_why(served, browser):

@@ -26,8 +26,14 @@
       }, function () { showError({ en: "The table did not answer; check the connection.", ja: "テーブルから応答がありません。接続を確認してください。" }); });
   }
 
+  // The live camera view polls only while the table reports a working camera.
+  var camera = document.getElementById("camera");
+  var cameraOk = Boolean(camera && camera.dataset.ok === "yes");
+
   function update(state) {
     body.dataset.version = state.version;
+    cameraOk = Boolean(state.camera && state.camera.ok);
+    if (camera && !cameraOk) { camera.hidden = true; }
     body.dataset.kind = body.dataset.page === "host" ? body.dataset.kind : state.kind;
     document.querySelectorAll("[data-led-for]").forEach(function (el) {
       var led = (state.leds || {})[el.dataset.ledFor] || "off";
@@ -94,14 +100,13 @@
   }
 
   // The live camera view: a fresh JPEG a few times a second while the page is visible.
-  var camera = document.getElementById("camera");
   if (camera) {
     var src = camera.dataset.src;
     var loading = false;
     camera.onload = function () { camera.hidden = false; loading = false; };
     camera.onerror = function () { camera.hidden = true; loading = false; };
     setInterval(function () {
-      if (document.hidden || loading) { return; }
+      if (document.hidden || loading || !cameraOk) { return; }
       loading = true;
       camera.src = src + "?t=" + Date.now();
     }, 400);

@@ -190,8 +190,13 @@ class Table:
         self.warning: dict[str, str] | None = None
         self.accepted_ids: set[Any] = set()
         self._panel_open = False
+        # The pictures are encoded once and shared by every page that asks: one thread at a
+        # time, so a dozen phones fetching the same picture neither repeat the work nor
+        # spread OpenCV's buffers over a dozen threads' memory.
+        self._jpeg_lock = threading.Lock()
         self._frame_jpeg: bytes | None = None
         self._frame_jpeg_time = -1e9
+        self._roll_jpeg: tuple[Any, bytes | None] = (None, None)  # (the roll it shows, JPEG)
         self._latest_frame: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -781,34 +786,37 @@ class Table:
 
     def frame_jpeg(self) -> bytes | None:
         """The latest camera frame as JPEG (encoded at most every ``JPEG_INTERVAL_S``)."""
-        with self._lock:
-            frame, cached, when = self._latest_frame, self._frame_jpeg, self._frame_jpeg_time
-        now = self.clock()
-        if frame is None:
-            return cached
-        if cached is None or now - when >= JPEG_INTERVAL_S:
-            cached = _encode_jpeg(frame)
+        with self._jpeg_lock:
             with self._lock:
-                self._frame_jpeg, self._frame_jpeg_time = cached, now
-        return cached
+                frame = self._latest_frame
+            now = self.clock()
+            if frame is not None and (self._frame_jpeg is None or now - self._frame_jpeg_time >= JPEG_INTERVAL_S):
+                self._frame_jpeg, self._frame_jpeg_time = _encode_jpeg(frame), now
+            return self._frame_jpeg
 
     def roll_jpeg(self) -> bytes | None:
-        """The last settled frame with every die's box and reading drawn."""
-        with self._lock:
-            frame, dice = self.last_roll_frame, list(self.last_roll or [])
-        if frame is None:
-            return None
-        import cv2
+        """The last settled frame with every die's box and reading drawn (drawn once per roll)."""
+        with self._jpeg_lock:
+            with self._lock:
+                frame, roll = self.last_roll_frame, self.last_roll
+            if frame is None:
+                return None
+            shown, cached = self._roll_jpeg
+            if shown is roll:  # settled_roll makes a new list for every roll
+                return cached
+            import cv2
 
-        image = frame.copy()
-        for d in dice:
-            x0, y0, x1, y1 = (int(v) for v in d.box)
-            colour = (0, 0, 255) if d.cocked or not d.face else (0, 200, 0) if d.status == NEW else (200, 200, 200)
-            cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2)
-            text = f"{d.colour or '?'} {d.face if d.face else '?'}"
-            cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
-            cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
-        return _encode_jpeg(image)
+            image = frame.copy()
+            for d in roll or []:
+                x0, y0, x1, y1 = (int(v) for v in d.box)
+                colour = (0, 0, 255) if d.cocked or not d.face else (0, 200, 0) if d.status == NEW else (200, 200, 200)
+                cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2)
+                text = f"{d.colour or '?'} {d.face if d.face else '?'}"
+                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
+            cached = _encode_jpeg(image)
+            self._roll_jpeg = (roll, cached)
+            return cached
 
     # ------------------------------------------------------------------ colour calibration
 

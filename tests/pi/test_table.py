@@ -516,3 +516,13 @@ def test_a_renamed_player_keeps_the_seat_button(panel_and_table, clock):
     assert not table.press("Aki")["ok"]  # not a seat of this game
     bad = table.start_game("alea", seats[:2] + [{"name": "Dee", "colour": "green", "button": "Ben"}])
     assert not bad["ok"] and "Two seats" in bad["error"]["en"]
+
+
+def test_the_roll_picture_is_drawn_once_per_roll(table):
+    frame = np.zeros((120, 160, 3), np.uint8)
+    table.start_game("alea", SEATS3, {}, seed=1)
+    table.settled_roll(roll_of([("red", 3)]), frame)
+    first = table.roll_jpeg()
+    assert first[:2] == b"\xff\xd8" and table.roll_jpeg() is first  # every page gets the same bytes
+    table.settled_roll(roll_of([("red", 3), ("blue", 5)]), frame)  # same frame object, new dice
+    assert table.roll_jpeg() is not first

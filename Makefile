@@ -10,12 +10,17 @@ BIN := $(VENV)/bin
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -qq --upgrade pip
-	$(BIN)/pip install -qq -e '.[test]'
+	$(BIN)/pip install -qq -e .
+	touch $@
+
+# The tests also need the `train` extra (torch, CPU build; onnx) for the training smoke test.
+$(BIN)/.installed-test: $(BIN)/.installed
+	$(BIN)/pip install -qq -e '.[test,train]'
 	touch $@
 
 demo: $(BIN)/.installed
 	$(BIN)/dicetable demo
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-test
 	./.ci/browser
 	$(BIN)/pytest -q

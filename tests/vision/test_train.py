@@ -31,3 +31,18 @@ def test_pip_boxes_become_whole_die_boxes():
     out = train.pip_boxes_to_die_boxes(boxes, faces)
     assert np.allclose(out[0], [93, 93, 127, 127])  # 1.7 x the pattern
     assert np.allclose(out[1, 2] - out[1, 0], 34)  # a lone pip: the image's typical die
+
+
+def test_fine_tuning_starts_from_the_shipped_weights():
+    import onnxruntime as ort
+    import torch
+
+    from vision import detector, train
+
+    x = np.random.default_rng(0).uniform(0, 255, (3, 3, train.CROP, train.CROP)).astype(np.float32)
+    model = train.DiceClassifier()
+    train.init_from_onnx(model, detector.DEFAULT_MODEL_DIR / detector.CLASSIFIER_FILE)
+    with torch.no_grad():
+        ours = model.eval()(torch.from_numpy(x)).numpy()
+    shipped = ort.InferenceSession(str(detector.DEFAULT_MODEL_DIR / detector.CLASSIFIER_FILE)).run(None, {"crops": x})[0]
+    assert np.abs(ours - shipped).max() < 1e-4

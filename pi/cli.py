@@ -6,6 +6,7 @@ flask, torch) happen inside the handlers, so `dicetable --help` stays fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -27,7 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`dicetable odds | head`): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

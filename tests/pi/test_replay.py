@@ -324,3 +324,19 @@ def test_odds_json(capsys):
 def test_odds_of_an_unknown_card_exits_2(capsys):
     assert main(["odds", "--card", "T99"]) == 2
     assert "no card 'T99'" in capsys.readouterr().err
+
+
+def test_a_reader_that_went_away_stops_the_command_without_a_traceback():
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `dicetable odds | head` once head has quit
+    try:
+        done = subprocess.run([sys.executable, "-c", "import sys; from pi.cli import main; sys.exit(main(['odds']))"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 141

@@ -133,6 +133,7 @@ class PiCamera:
             if "AfMode" in self._cam.camera_controls:  # Camera Module 3: manual focus
                 controls["AfMode"] = 0  # libcamera.controls.AfModeEnum.Manual
                 controls["LensPosition"] = float(focus)
+            self._lores_width = preview_size(width, height)[0]
             config = self._cam.create_video_configuration(
                 main={"size": (width, height), "format": "RGB888"},
                 lores={"size": preview_size(width, height), "format": "YUV420"},
@@ -158,7 +159,8 @@ class PiCamera:
             yuv = self._cam.capture_array("lores")
         except Exception as exc:
             raise CameraError(f"the Pi camera stopped giving frames ({exc})") from None
-        return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)
+        # picamera2 leaves the row padding in YUV420 arrays (width = stride): cut it off.
+        return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)[:, : self._lores_width]
 
     def close(self) -> None:
         try:

@@ -12,12 +12,6 @@ from vision import camera as cam
 from vision.camera import (CameraError, ReplayCamera, RetryingCamera, SyntheticTable,
                            open_camera)
 
-try:
-    from vision import synth
-except ImportError:  # written by the vision room; the other sources do not need it
-    synth = None
-needs_synth = pytest.mark.skipif(not hasattr(synth, "render_table"),
-                                 reason="vision.synth.render_table not written yet")
 
 
 class Clock:
@@ -89,7 +83,6 @@ def test_replay_errors_say_what_to_fix(tmp_path):
         ReplayCamera(tmp_path / "empty")
 
 
-@needs_synth
 def test_synthetic_table_tumbles_then_rests():
     table = SyntheticTable(size=(320, 240), seed=3, die_px=32, tumble_frames=4)
     empty = table.read()
@@ -110,7 +103,6 @@ def test_synthetic_table_tumbles_then_rests():
     assert np.array_equal(preview, table.preview())
 
 
-@needs_synth
 def test_synthetic_table_adds_dice_then_rethrows_all():
     table = SyntheticTable(size=(640, 480), seed=1, tumble_frames=2)
     table.throw([("red", 1), ("red", 2)])
@@ -132,13 +124,11 @@ def test_synthetic_table_adds_dice_then_rethrows_all():
         table.throw([("red", 7)])
 
 
-@needs_synth
 def test_the_preview_of_a_big_frame_is_small():
     table = SyntheticTable(size=(1280, 960), tumble_frames=0)
     assert table.preview().shape == (240, 320, 3)
 
 
-@needs_synth
 def test_open_camera_by_source(tmp_path):
     config = SimpleNamespace(source="synthetic", device=0, path=None, width=320, height=240,
                              fps=10.0, focus=2.5, exposure_us=10000, awb_gains=(1.8, 1.6))
@@ -209,6 +199,31 @@ def test_picamera2_is_configured_with_fixed_controls(monkeypatch):
     assert camera.preview().shape == (240, 320, 3)
     camera.close()
     assert calls["stopped"] and calls["closed"]
+
+
+def test_picamera2_lores_row_padding_is_cut_off(monkeypatch):
+    import sys
+    import types
+
+    class FakePicamera2:
+        camera_controls: dict = {}
+
+        def create_video_configuration(self, **kwargs):
+            return kwargs
+
+        def configure(self, config):
+            self.lores = config["lores"]["size"]
+
+        def start(self):
+            pass
+
+        def capture_array(self, stream):
+            w, h = self.lores
+            return np.zeros((h * 3 // 2, 320), np.uint8)  # rows padded to a 64-byte stride
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    camera = cam.PiCamera(300, 226)
+    assert camera.preview().shape == (226, 300, 3)
 
 
 class Flaky:

@@ -6,11 +6,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
-DEFAULT_COLOURS_PATH = Path("~/.local/share/dicetable/colours.json")
+DEFAULT_COLOURS_NAME = "colours.json"
+
+
+def default_colours_path() -> Path:
+    """Where `calibrate` saves the table's colours and `detect` finds them: the table's
+    data folder ($DICETABLE_DATA, else ~/.local/share/dicetable, as the appliance's
+    default data_dir), file colours.json."""
+    return Path(os.environ.get("DICETABLE_DATA") or "~/.local/share/dicetable").expanduser() / DEFAULT_COLOURS_NAME
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def register(sub) -> None:
@@ -24,7 +42,9 @@ def register(sub) -> None:
     fmt.add_argument("--text", dest="fmt", action="store_const", const="text", help="one readable line per image")
     p.set_defaults(fmt="json")
     _common(p)
-    p.add_argument("--colours", metavar="PATH", help="a colour table saved by `dicetable calibrate`")
+    p.add_argument("--colours", metavar="PATH",
+                   help="a colour table saved by `dicetable calibrate`, or `default` for the default "
+                        "palette (default: the saved calibration when there is one, see `calibrate`)")
     p.set_defaults(handler=detect_command)
 
     p = sub.add_parser("evaluate", help="score the model on labelled photo folders",
@@ -34,7 +54,7 @@ def register(sub) -> None:
     p.add_argument("--split", choices=["all", "train", "val"], default="all",
                    help="which images: all, or the train/validation split (sorted names, every "
                         "VAL_EVERY-th is validation); default all")
-    p.add_argument("--val-every", type=int, default=5, help="validation split period (default 5)")
+    p.add_argument("--val-every", type=positive_int, default=5, help="validation split period (default 5)")
     p.add_argument("--detections", metavar="FILE", help="also write the detections (JSON lines) here")
     _common(p)
     p.set_defaults(handler=evaluate_command)
@@ -42,8 +62,8 @@ def register(sub) -> None:
     p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice",
                        description="Median and 90th percentile ms per 640x480 frame with 10 rendered dice, "
                                    "end to end after decoding, with 1 and 4 threads; peak memory.")
-    p.add_argument("--runs", type=int, default=50, help="timed runs per thread count (default 50)")
-    p.add_argument("--threads", type=int, nargs="+", default=[1, 4], help="thread counts (default 1 4)")
+    p.add_argument("--runs", type=positive_int, default=50, help="timed runs per thread count (default 50)")
+    p.add_argument("--threads", type=positive_int, nargs="+", default=[1, 4], help="thread counts (default 1 4)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(handler=bench_command)
 
@@ -52,31 +72,49 @@ def register(sub) -> None:
                                    "found and their colours learnt; the table is saved for `detect --colours`.")
     p.add_argument("--colour", nargs=2, action="append", metavar=("NAME", "IMAGE"), required=True,
                    help="a colour name and a photo of dice of that colour; repeat per colour")
-    p.add_argument("--out", metavar="PATH", default=str(DEFAULT_COLOURS_PATH),
-                   help=f"where to save the table (default {DEFAULT_COLOURS_PATH})")
+    p.add_argument("--out", metavar="PATH",
+                   help="where to save the table (default: colours.json in the table's data folder, "
+                        "$DICETABLE_DATA or ~/.local/share/dicetable, where `detect` and the appliance "
+                        "find it)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(handler=calibrate_command)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--threads", type=int, default=1, help="inference threads (default 1)")
+    p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
 
 
 def image_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
     """Images named by `paths` (files, or folders whose images are taken in name order),
     and error messages for paths that are neither."""
+    from vision.camera import IMAGE_SUFFIXES
+
     out: list[Path] = []
     errors: list[str] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            out.extend(sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES))
+            # Hidden files (macOS "._IMG_1.JPG" resource forks and the like) are no photos.
+            found = sorted(f for f in p.iterdir()
+                           if f.is_file() and not f.name.startswith(".") and f.suffix.lower() in IMAGE_SUFFIXES)
+            if not found:
+                errors.append(f"{raw}: no images in this folder ({', '.join(IMAGE_SUFFIXES)})")
+            out.extend(found)
         elif p.is_file():
             out.append(p)
         else:
             errors.append(f"{raw}: no such file or folder")
     return out, errors
+
+
+def read_image(path):
+    """The image at `path` as BGR uint8 (cv2.imread, which also applies its EXIF
+    orientation), or None when it is not a file or cannot be decoded."""
+    import cv2
+
+    path = Path(path)
+    return cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
 
 
 def dice_json(raw) -> dict:
@@ -90,35 +128,43 @@ def dice_json(raw) -> dict:
     }
 
 
-def _detector(args, colours=None):
+def _detector(command: str, model_dir, threads: int = 1, colours=None):
     from vision.detector import Detector, ModelMissingError
 
     try:
-        return Detector(model_dir=args.models, threads=args.threads, colours=colours)
+        return Detector(model_dir=model_dir, threads=threads, colours=colours)
     except ModelMissingError as exc:
-        print(f"dicetable: {exc}", file=sys.stderr)
+        print(f"dicetable {command}: {exc}", file=sys.stderr)
         return None
 
 
-def _load_colours(path: str | None):
-    if not path:
-        return None
+def _colour_table(name: str | None):
+    """The table `detect --colours` names: a file, "default" (None: the default palette),
+    or, when not given, the saved calibration if there is one. Raises ValueError for a file
+    that cannot be used."""
     from vision.colours import ColourTable
 
-    return ColourTable.load(path)
+    if name == "default":
+        return None
+    if name:
+        return ColourTable.load(name)
+    saved = default_colours_path()
+    if not saved.is_file():
+        return None
+    try:
+        return ColourTable.load(saved)
+    except ValueError as exc:
+        print(f"dicetable detect: {exc}; naming colours with the default palette", file=sys.stderr)
+        return None
 
 
 def detect_command(args) -> int:
-    import cv2
-
-    colours = None
-    if args.colours:
-        try:
-            colours = _load_colours(args.colours)
-        except (OSError, ValueError) as exc:
-            print(f"dicetable detect: cannot load the colour table {args.colours}: {exc}", file=sys.stderr)
-            return 2
-    det = _detector(args, colours)
+    try:
+        colours = _colour_table(args.colours)
+    except ValueError as exc:
+        print(f"dicetable detect: {exc}", file=sys.stderr)
+        return 2
+    det = _detector("detect", args.models, args.threads, colours)
     if det is None:
         return 2
     files, errors = image_paths(args.paths)
@@ -126,7 +172,7 @@ def detect_command(args) -> int:
         print(f"dicetable detect: {e}", file=sys.stderr)
     failed = bool(errors)
     for f in files:
-        img = cv2.imread(str(f), cv2.IMREAD_COLOR)
+        img = read_image(f)
         if img is None:
             print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
             failed = True
@@ -141,15 +187,17 @@ def detect_command(args) -> int:
 
 
 def evaluate_command(args) -> int:
-    import cv2
-
     from vision import evaluate
 
-    det = _detector(args, colours=False)
+    det = _detector("evaluate", args.models, args.threads, colours=False)
     if det is None:
         return 2
     status = 0
-    out = open(args.detections, "w") if args.detections else None
+    try:
+        out = open(args.detections, "w") if args.detections else None
+    except OSError as exc:
+        print(f"dicetable evaluate: cannot write the detections to {args.detections}: {exc}", file=sys.stderr)
+        return 2
     try:
         for folder in args.folders:
             try:
@@ -160,7 +208,7 @@ def evaluate_command(args) -> int:
                 continue
             dets: dict = {}
             for name in sorted(gt):
-                img = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+                img = read_image(Path(folder) / name)
                 if img is None:
                     print(f"dicetable evaluate: cannot read {folder}/{name}; counted as no output", file=sys.stderr)
                     status = 1
@@ -266,16 +314,14 @@ def format_bench(report: dict) -> str:
 
 
 def calibrate_command(args) -> int:
-    import cv2
-
     from vision import colours as colours_mod
 
-    det = _detector(argparse.Namespace(models=args.models, threads=1), colours=False)
+    det = _detector("calibrate", args.models, colours=False)
     if det is None:
         return 2
     samples = []
     for name, path in args.colour:
-        img = cv2.imread(path, cv2.IMREAD_COLOR)
+        img = read_image(path)
         if img is None:
             print(f"dicetable calibrate: cannot read {path} as an image (for colour {name})", file=sys.stderr)
             return 1
@@ -286,14 +332,19 @@ def calibrate_command(args) -> int:
             return 1
         print(f"{name}: {len(boxes)} dice in {path}", file=sys.stderr)
         samples.append((name, img, boxes))
-    calibrate = getattr(colours_mod, "calibrate", None) or colours_mod.ColourTable.calibrate
     try:
-        table = calibrate(samples)
+        table = colours_mod.ColourTable.calibrate(samples)
     except ValueError as exc:
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
         return 1
-    out = Path(args.out).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    table.save(out)
-    print(f"colour table saved to {out}; use it with `dicetable detect --colours {out}`")
+    out = Path(args.out).expanduser() if args.out else default_colours_path()
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        table.save(out)
+    except OSError as exc:
+        print(f"dicetable calibrate: cannot save the colour table to {out}: {exc}; choose another --out",
+              file=sys.stderr)
+        return 1
+    use = "`dicetable detect` and the appliance use it" if not args.out else f"use it with `dicetable detect --colours {out}`"
+    print(f"colour table saved to {out}; {use}")
     return 0

@@ -79,8 +79,19 @@ def load_annotations(folder: str | Path) -> dict:
         raise FileNotFoundError(
             f"{path} not found: a labelled folder holds its images and an annotations.json "
             '{"<file>": {"width": W, "height": H, "dice": [[x0, y0, x1, y1, face], ...]}}')
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise ValueError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(v, dict) and isinstance(v.get("dice"), list)
+        and all(isinstance(d, list) and len(d) == 5 for d in v["dice"])
+        for v in data.values()
+    ):
+        raise ValueError(f"{path}: expected {{\"<file>\": {{\"width\": W, \"height\": H, "
+                         f"\"dice\": [[x0, y0, x1, y1, face], ...]}}}}")
+    return data
 
 
 def split(names: Iterable[str], val_every: int = 5) -> tuple[list[str], list[str]]:

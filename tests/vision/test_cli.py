@@ -15,6 +15,20 @@ from vision import synth
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 
 
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path, monkeypatch):
+    """A table data folder of the test's own: no calibration saved by the user is used."""
+    folder = tmp_path / "data"
+    monkeypatch.setenv("DICETABLE_DATA", str(folder))
+    return folder
+
+
+def red_throw(path: Path) -> Path:
+    image, _ = synth.render_table([("red", 4, 320, 240, 10)], np.random.default_rng(0))
+    cv2.imwrite(str(path), image)
+    return path
+
+
 def test_detect_prints_one_exact_json_line_per_image(capsys):
     assert main(["detect", "--json", str(FIXTURES)]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -36,14 +50,50 @@ def test_detect_reports_an_unreadable_file_and_goes_on(tmp_path, capsys):
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not an image")
     good = tmp_path / "table.png"
-    image, _ = synth.render_table([("red", 4, 320, 240, 10)], np.random.default_rng(0))
-    cv2.imwrite(str(good), image)
+    red_throw(good)
     assert main(["detect", str(tmp_path), str(tmp_path / "missing.jpg")]) == 1
     out = capsys.readouterr()
     assert "broken.jpg" in out.err and "missing.jpg" in out.err
     records = [json.loads(line) for line in out.out.splitlines()]
     assert [r["image"] for r in records] == ["table.png"]
     assert [d["face"] for d in records[0]["dice"]] == [4]
+
+
+def test_detect_takes_any_case_of_suffix_and_skips_hidden_and_other_files(tmp_path, capsys):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    photo = next(FIXTURES.glob("*.jpg"))
+    shutil.copy(photo, folder / "B.JPG")
+    shutil.copy(photo, folder / "a.Jpeg")
+    red_throw(folder / "c.PNG")
+    (folder / "._B.JPG").write_bytes(b"macOS resource fork")
+    (folder / "notes.txt").write_text("not a photo")
+    assert main(["detect", "--json", "--threads", "2", str(folder)]) == 0
+    out = capsys.readouterr()
+    assert [json.loads(line)["image"] for line in out.out.splitlines()] == ["B.JPG", "a.Jpeg", "c.PNG"]
+    assert out.err == ""
+
+
+def test_detect_names_an_empty_folder_and_a_bad_thread_count(tmp_path, capsys):
+    assert main(["detect", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "no images in this folder" in out.err
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", "--threads", "0", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "--threads" in capsys.readouterr().err
+
+
+def test_detect_refuses_a_bad_colour_table_and_missing_models(tmp_path, capsys):
+    photo = red_throw(tmp_path / "table.png")
+    bad = tmp_path / "colours.json"
+    bad.write_text('{"format": "something else"}')
+    assert main(["detect", "--colours", str(bad), str(photo)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "not a colour table" in out.err and "Traceback" not in out.err
+    assert main(["detect", "--models", str(tmp_path), str(photo)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "dice_detector.onnx not found" in out.err
 
 
 def test_detect_text_format_is_readable(capsys):
@@ -70,6 +120,14 @@ def test_evaluate_split_val_keeps_every_fifth_image(tmp_path, capsys):
 def test_evaluate_names_a_folder_without_labels(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path)]) == 1
     assert "annotations.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", '{"a.jpg": {"dice": [[1, 2, 3]]}}', '{"a.jpg"'])
+def test_evaluate_names_malformed_labels(tmp_path, capsys, content):
+    (tmp_path / "annotations.json").write_text(content)
+    assert main(["evaluate", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "annotations.json" in err and "Traceback" not in err
 
 
 def test_bench_reports_times_and_memory(capsys):
@@ -100,6 +158,39 @@ def test_calibrate_saves_a_colour_table(tmp_path, capsys):
     assert main(["detect", "--colours", str(out), str(tmp_path / "red.png")]) == 0
     record = json.loads(capsys.readouterr().out)
     assert [d["colour"] for d in record["dice"]] == ["red"] * 4
+
+
+def test_calibration_is_saved_in_the_data_folder_and_reused_by_detect(tmp_path, capsys, data_folder):
+    # A table whose dice are only orange and blue: the calibration names a red die
+    # nothing (unknown), where the default palette says red.
+    paths = []
+    for name in ("orange", "blue"):
+        places = synth.layout(4, np.random.default_rng(1))
+        image, _ = synth.render_table([(name, 1 + i, x, y, a) for i, (x, y, a) in enumerate(places)],
+                                      np.random.default_rng(2))
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        paths += ["--colour", name, str(tmp_path / f"{name}.png")]
+    red = red_throw(tmp_path / "red.png")
+    assert main(["detect", str(red)]) == 0
+    assert [d["colour"] for d in json.loads(capsys.readouterr().out)["dice"]] == ["red"]
+    assert main(["calibrate", *paths]) == 0
+    assert (data_folder / "colours.json").is_file()
+    capsys.readouterr()
+    assert main(["detect", str(red), str(tmp_path / "blue.png")]) == 0
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert [d["colour"] for d in first["dice"]] == [None]
+    assert [d["colour"] for d in second["dice"]] == ["blue"] * 4
+    assert main(["detect", "--colours", "default", str(red)]) == 0
+    assert [d["colour"] for d in json.loads(capsys.readouterr().out)["dice"]] == ["red"]
+
+
+def test_a_broken_saved_calibration_falls_back_to_the_default_palette(tmp_path, capsys, data_folder):
+    data_folder.mkdir()
+    (data_folder / "colours.json").write_text("{")
+    assert main(["detect", str(red_throw(tmp_path / "red.png"))]) == 0
+    out = capsys.readouterr()
+    assert [d["colour"] for d in json.loads(out.out)["dice"]] == ["red"]
+    assert "colours.json" in out.err and "default palette" in out.err
 
 
 def test_calibrate_refuses_a_photo_without_dice(tmp_path, capsys):

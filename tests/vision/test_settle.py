@@ -259,3 +259,54 @@ def test_assignment_is_optimal():
             for cols in itertools.permutations(range(m), k)
         )
         assert sum(cost[i][j] for i, j in pairs) == pytest.approx(best)
+
+
+# --- rendered frames through the real detector ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def detector():
+    from vision.detector import Detector
+
+    return Detector()
+
+
+def rendered(detector, scenes, seed: int = 0) -> list[list[Detection]]:
+    """Detections of frames rendered by vision.synth (camera noise differs per frame)."""
+    import numpy as np
+
+    from vision import synth
+
+    rng = np.random.default_rng(seed)
+    return [detector.detect(synth.render_table(scene, rng)[0]) for scene in scenes]
+
+
+def test_rendered_throw_then_one_die_rethrown_then_one_landing(detector):
+    rng = random.Random(5)
+    table = [("red", 3, 150, 150, 10), ("blue", 5, 400, 200, 30), ("white", 2, 250, 350, 60)]
+
+    def tumbling(dice, n):  # the dice of `dice` hop, turn and show other faces
+        return [[(c, rng.randint(1, 6), x + rng.uniform(-60, 60), y + rng.uniform(-60, 60), rng.uniform(0, 90))
+                 for c, _, x, y, _ in dice] for _ in range(n)]
+
+    settler = Settler()
+    statuses = feed(settler, rendered(detector, tumbling(table, 4) + [table] * 4))
+    assert [s.state for s in statuses] == ["moving"] * 6 + ["settled"] * 2
+    (first,) = rolls(statuses)
+    assert sorted((d.colour, d.face, d.status) for d in first.dice) == [
+        ("blue", 5, "new"), ("red", 3, "new"), ("white", 2, "new")]
+    ids = {d.colour: d.id for d in first.dice}
+
+    rethrown = [table[0], ("blue", 6, 520, 380, 45), table[2]]
+    frames = [[table[0], hop, table[2]] for (hop,) in tumbling([table[1]], 3)] + [rethrown] * 4
+    (second,) = rolls(feed(settler, rendered(detector, frames, seed=1), t0=1.0))
+    assert {(d.colour, d.face, d.status, d.id) for d in second.dice} == {
+        ("red", 3, "still", ids["red"]), ("blue", 6, "rethrown", ids["blue"]),
+        ("white", 2, "still", ids["white"])}
+
+    landed = rethrown + [("green", 4, 500, 100, 20)]
+    frames = [rethrown + hop for hop in tumbling([landed[3]], 3)] + [landed] * 4
+    (third,) = rolls(feed(settler, rendered(detector, frames, seed=2), t0=2.0))
+    assert [d.status for d in third.dice] == ["still"] * 3 + ["new"]
+    assert (third.dice[-1].colour, third.dice[-1].face) == ("green", 4)
+    assert third.cocked == () and third.removed == ()

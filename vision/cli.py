@@ -307,8 +307,9 @@ def format_bench(report: dict) -> str:
              f"opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
              f"frame: {report['frame']}, {report['runs']} timed runs per thread count"]
     for r in report["results"]:
+        over = f" (more threads than the {m['cores']} cores)" if m["cores"] and r["threads"] > m["cores"] else ""
         lines.append(f"threads {r['threads']}: median {r['median_ms']} ms, p90 {r['p90_ms']} ms, "
-                     f"{r['mean_dice_found']} dice found per frame")
+                     f"{r['mean_dice_found']} dice found per frame{over}")
     lines.append(f"peak memory (max RSS): {report['peak_rss_mb']} MB")
     return "\n".join(lines)
 

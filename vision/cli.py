@@ -65,6 +65,7 @@ def register(sub) -> None:
     p.add_argument("--runs", type=positive_int, default=50, help="timed runs per thread count (default 50)")
     p.add_argument("--threads", type=positive_int, nargs="+", default=[1, 4], help="thread counts (default 1 4)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    _views(p)
     p.set_defaults(handler=bench_command)
 
     p = sub.add_parser("calibrate", help="learn this table's die colours from one photo per colour",
@@ -83,6 +84,12 @@ def register(sub) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    _views(p)
+
+
+def _views(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--views", type=int, choices=[1, 2, 4], default=2,
+                   help="read each die as it is and turned by quarter turns, averaged (default 2)")
 
 
 def image_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -128,11 +135,11 @@ def dice_json(raw) -> dict:
     }
 
 
-def _detector(command: str, model_dir, threads: int = 1, colours=None):
+def _detector(command: str, model_dir, threads: int = 1, colours=None, views: int = 2):
     from vision.detector import Detector, ModelMissingError
 
     try:
-        return Detector(model_dir=model_dir, threads=threads, colours=colours)
+        return Detector(model_dir=model_dir, threads=threads, colours=colours, views=views)
     except ModelMissingError as exc:
         print(f"dicetable {command}: {exc}", file=sys.stderr)
         return None
@@ -164,7 +171,7 @@ def detect_command(args) -> int:
     except ValueError as exc:
         print(f"dicetable detect: {exc}", file=sys.stderr)
         return 2
-    det = _detector("detect", args.models, args.threads, colours)
+    det = _detector("detect", args.models, args.threads, colours, args.views)
     if det is None:
         return 2
     files, errors = image_paths(args.paths)
@@ -189,7 +196,7 @@ def detect_command(args) -> int:
 def evaluate_command(args) -> int:
     from vision import evaluate
 
-    det = _detector("evaluate", args.models, args.threads, colours=False)
+    det = _detector("evaluate", args.models, args.threads, colours=False, views=args.views)
     if det is None:
         return 2
     status = 0
@@ -226,7 +233,7 @@ def evaluate_command(args) -> int:
 
 def bench_command(args) -> int:
     try:
-        report = run_bench(model_dir=args.models, runs=args.runs, threads=args.threads)
+        report = run_bench(model_dir=args.models, runs=args.runs, threads=args.threads, views=args.views)
     except FileNotFoundError as exc:
         print(f"dicetable bench: {exc}", file=sys.stderr)
         return 2
@@ -252,7 +259,7 @@ def bench_frames(n_frames: int = 8, n_dice: int = 10, seed: int = 0):
     return frames
 
 
-def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5) -> dict:
+def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, views: int = 2) -> dict:
     """Median and p90 ms of Detector.detect() per frame for each thread count."""
     import platform
     import resource
@@ -265,9 +272,9 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5) -
     from vision.detector import Detector
 
     frames = bench_frames()
-    report: dict = {"frame": "640x480, 10 dice (vision.synth.render_table)", "runs": runs, "results": []}
+    report: dict = {"frame": "640x480, 10 dice (vision.synth.render_table)", "runs": runs, "views": views, "results": []}
     for n in threads:
-        det = Detector(model_dir=model_dir, threads=n)
+        det = Detector(model_dir=model_dir, threads=n, views=views)
         for i in range(warmup):
             det.detect(frames[i % len(frames)])
         times = []
@@ -305,7 +312,7 @@ def format_bench(report: dict) -> str:
     m = report["machine"]
     lines = [f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}, "
              f"opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
-             f"frame: {report['frame']}, {report['runs']} timed runs per thread count"]
+             f"frame: {report['frame']}, {report['runs']} timed runs per thread count, {report['views']} view(s) per die"]
     for r in report["results"]:
         over = f" (more threads than the {m['cores']} cores)" if m["cores"] and r["threads"] > m["cores"] else ""
         lines.append(f"threads {r['threads']}: median {r['median_ms']} ms, p90 {r['p90_ms']} ms, "

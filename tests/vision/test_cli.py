@@ -137,6 +137,14 @@ def test_bench_reports_times_and_memory(capsys):
     (r,) = report["results"]
     assert r["threads"] == 1 and 0 < r["median_ms"] <= r["p90_ms"]
     assert report["peak_rss_mb"] > 0 and "cores" in report["machine"]
+    assert report["views"] == 2 and "2 view(s) per die" in out
+
+
+def test_views_reads_each_die_in_as_many_quarter_turns(capsys):
+    assert main(["bench", "--runs", "2", "--threads", "1", "--views", "4"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["views"] == 4
+    with pytest.raises(SystemExit):
+        main(["detect", "--views", "3", str(FIXTURES)])
 
 
 def test_calibrate_saves_a_colour_table(tmp_path, capsys):

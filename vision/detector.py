@@ -76,7 +76,7 @@ class Detector:
     naming each die's colour (default: `ColourTable.default()`; pass False for none);
     `views`: each crop is read as it is and turned by `views - 1` quarter turns, and the
     class probabilities averaged (default 2: one more die right in 274 on the Byler
-    validation split for about 1 ms a frame; see models/MODEL.md).
+    validation split for about 2 ms a frame; see models/MODEL.md).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,

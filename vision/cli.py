@@ -135,11 +135,13 @@ def dice_json(raw) -> dict:
     }
 
 
-def _detector(command: str, model_dir, threads: int = 1, colours=None, views: int = 2):
+def _detector(command: str, model_dir, **options):
+    """The Detector (`options` as its own: threads, colours, views), or None after saying
+    on stderr that the models are missing."""
     from vision.detector import Detector, ModelMissingError
 
     try:
-        return Detector(model_dir=model_dir, threads=threads, colours=colours, views=views)
+        return Detector(model_dir=model_dir, **options)
     except ModelMissingError as exc:
         print(f"dicetable {command}: {exc}", file=sys.stderr)
         return None
@@ -171,7 +173,7 @@ def detect_command(args) -> int:
     except ValueError as exc:
         print(f"dicetable detect: {exc}", file=sys.stderr)
         return 2
-    det = _detector("detect", args.models, args.threads, colours, args.views)
+    det = _detector("detect", args.models, threads=args.threads, colours=colours, views=args.views)
     if det is None:
         return 2
     files, errors = image_paths(args.paths)
@@ -196,7 +198,7 @@ def detect_command(args) -> int:
 def evaluate_command(args) -> int:
     from vision import evaluate
 
-    det = _detector("evaluate", args.models, args.threads, colours=False, views=args.views)
+    det = _detector("evaluate", args.models, threads=args.threads, colours=False, views=args.views)
     if det is None:
         return 2
     status = 0

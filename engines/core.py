@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from types import ModuleType
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Callable
 
 __all__ = [
     "Seat",
@@ -35,6 +35,9 @@ __all__ = [
     "rng_face",
     "seats_from",
     "dice_from",
+    "FACES",
+    "text",
+    "Command",
     "event_text",
     "event_list",
     "replay",
@@ -70,7 +73,9 @@ class Die:
     sides: int = 6
 
     def as_dict(self) -> dict[str, Any]:
-        return {"colour": self.colour, "face": self.face}
+        if self.sides == 6:
+            return {"colour": self.colour, "face": self.face}
+        return {"colour": self.colour, "face": self.face, "sides": self.sides}
 
 
 def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_seats: int) -> tuple[Seat, ...]:
@@ -102,33 +107,51 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
     return tuple(result)
 
 
-def dice_from(raw: Any, what: str = "dice") -> tuple[Die, ...]:
-    """Dice of a throw event: a list of ``{"colour": str, "face": 1..6}``, checked.
+#: The faces a die of each kind shows (a d10's 0 counts as 10 where the game says so).
+FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
-    ``"color"`` is read as ``"colour"``; ``"sides"``, when given, must be 6. A die may also
-    be written as a ``[colour, face]`` pair.
+
+def dice_from(raw: Any, what: str = "dice", sides: Iterable[int] = (6,)) -> tuple[Die, ...]:
+    """Dice of a throw event: a list of ``{"colour": str, "face": int, "sides": 6}``, checked.
+
+    ``"color"`` is read as ``"colour"``; ``"sides"`` defaults to 6 and must be one of
+    ``sides`` (6, 10 or 20: a d10 shows 0-9, a d20 1-20). A die may also be written as a
+    ``[colour, face]`` pair or a ``[colour, face, sides]`` triple.
     """
+    allowed = tuple(sides)
     if not isinstance(raw, list):
         raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
     dice = []
     for i, item in enumerate(raw):
-        if isinstance(item, (list, tuple)) and len(item) == 2:
-            item = {"colour": item[0], "face": item[1]}
+        if isinstance(item, (list, tuple)) and len(item) in (2, 3):
+            item = dict(zip(("colour", "face", "sides"), item))
         if not isinstance(item, Mapping):
             raise IllegalEvent(f"die {i + 1} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {item!r}")
         unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
         if unknown:
             raise IllegalEvent(f"die {i + 1} has unknown key(s) {unknown}; a die has 'colour' and 'face'")
         colour, face = item.get("colour", item.get("color")), item.get("face")
-        sides = item.get("sides", 6)
+        n = item.get("sides", 6)
         if not isinstance(colour, str) or not colour:
             raise IllegalEvent(f"die {i + 1} has no colour (saw {colour!r}); expected a colour name like \"red\"")
-        if sides != 6 or isinstance(sides, bool):
-            raise IllegalEvent(f"die {i + 1} has {sides!r} sides; this game uses six-sided dice")
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-            raise IllegalEvent(f"die {i + 1} ({colour}) shows {face!r}; expected a face from 1 to 6")
-        dice.append(Die(colour, face))
+        if isinstance(n, bool) or n not in allowed:
+            kinds = " or ".join(f"d{k}" for k in allowed)
+            if allowed == (6,):
+                raise IllegalEvent(f"die {i + 1} has {n!r} sides; this game uses six-sided dice")
+            raise IllegalEvent(f"die {i + 1} has {n!r} sides; this game uses {kinds}")
+        faces = FACES[n]
+        if isinstance(face, bool) or not isinstance(face, int) or face not in faces:
+            raise IllegalEvent(
+                f"die {i + 1} ({colour}{'' if n == 6 else f' d{n}'}) shows {face!r}; "
+                f"expected a face from {faces[0]} to {faces[-1]}"
+            )
+        dice.append(Die(colour, face, n))
     return tuple(dice)
+
+
+def text(en: str, ja: str) -> dict[str, str]:
+    """A line the pages show, in English and Japanese."""
+    return {"en": en, "ja": ja}
 
 
 def event_text(event: Mapping[str, Any]) -> str:
@@ -139,6 +162,23 @@ def event_text(event: Mapping[str, Any]) -> str:
 def event_list(state: Any) -> list[dict[str, Any]]:
     """The accepted events of a game, oldest first, as plain dicts."""
     return [json.loads(text) for text in state.events]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``dicetable`` subcommand a game offers (ALEA's ``odds``, ...); ``pi.cli`` registers
+    every game's commands without knowing them.
+
+    ``arguments`` are ``(flags, argparse keyword arguments)`` pairs. ``run(args, out,
+    clock)`` writes its report to ``out`` and returns the exit status; ``clock`` (seconds,
+    monotonic) is passed in for commands that time something, so engines read no clock.
+    """
+
+    name: str
+    help: str
+    description: str
+    arguments: tuple[tuple[tuple[str, ...], Mapping[str, Any]], ...]
+    run: Callable[..., int]
 
 
 # --- PCG32 -----------------------------------------------------------------------------

@@ -95,11 +95,28 @@ def test_dice_from_reads_colour_and_face_and_refuses_bad_dice():
         ([{"colour": "red", "face": 3, "sides": 8}], "has 8 sides"),
         ([{"colour": "red", "face": 3, "spin": 1}], "unknown key"),
         ("red 3", "must be a list"),
-        ([["red", 3, 1]], r"or \[colour, face\]"),
+        ([["red", 3, 1]], "has 1 sides"),
+        ([["red", 3, 1, 2]], r"or \[colour, face\]"),
         ([["red", 9]], "shows 9"),
     ]:
         with pytest.raises(IllegalEvent, match=message):
             dice_from(bad)
+
+
+def test_dice_from_reads_d10_and_d20_where_the_game_allows_them():
+    both = (6, 10, 20)
+    assert dice_from([["red", 0, 10], {"colour": "red", "face": 20, "sides": 20}], sides=both) == (
+        Die("red", 0, 10), Die("red", 20, 20))
+    assert Die("red", 0, 10).as_dict() == {"colour": "red", "face": 0, "sides": 10}
+    for bad, message in [
+        ([["red", 10, 10]], "shows 10; expected a face from 0 to 9"),
+        ([["red", 0, 20]], "shows 0; expected a face from 1 to 20"),
+        ([["red", 3, 12]], "has 12 sides; this game uses d6 or d10 or d20"),
+    ]:
+        with pytest.raises(IllegalEvent, match=message):
+            dice_from(bad, sides=both)
+    with pytest.raises(IllegalEvent, match="six-sided"):
+        dice_from([["red", 3, 10]])
 
 
 def test_replay_applies_events_and_reports_refusals():

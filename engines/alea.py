@@ -73,7 +73,9 @@ from engines.core import (
     event_text,
     rng_seed,
     rng_shuffle,
+    public,
     seats_from,
+    text,
 )
 
 __all__ = [
@@ -208,28 +210,56 @@ def _custom_cards(raw: Any) -> tuple[Card, ...]:
 
 
 def expects(state: State) -> dict[str, Any]:
-    """What the game waits for now (the table's loop uses it; see docs/contracts.md)."""
+    """What the game waits for now: the inputs of docs/contracts.md."""
     names = [s.name for s in state.seats]
-    if state.phase == "over":
-        return {"kind": "over", "winner": names[state.winner] if state.winner is not None else None}
+    out: dict[str, Any] = {"phase": state.phase, "inputs": [], "winners": _winners(state)}
     if state.phase == "card":
-        return {"kind": "card", "cards": list(_physical_choices(state))}
-    if state.phase == "declare":
-        waiting = [names[i] for i, v in enumerate(state.declared) if v is None]
-        return {"kind": "declare", "seats": waiting, "min": 0, "max": DICE_PER_SEAT}
+        deck = {c.id: c for c in state.cards}
+        options = [{"value": c, "label": text(f"{c} {deck[c].name}: {deck[c].condition}",
+                                              f"{c} {deck[c].name_ja}: {deck[c].condition}")}
+                   for c in _physical_choices(state)]
+        out["inputs"].append({
+            "type": "card", "seats": [], "secret": False,
+            "prompt": text("Host: turn over the next trap card and name it.",
+                           "ホスト: 次の罠カードをめくり、選んでください。"),
+            "fields": [{"name": "card", "kind": "choice", "options": options, "label": text("Trap card", "罠カード")}],
+        })
+    elif state.phase == "declare":
+        out["inputs"].append({
+            "type": "declare", "seats": [names[i] for i, v in enumerate(state.declared) if v is None],
+            "secret": True,
+            "prompt": text("Declare in secret how many dice you will throw (0-5).",
+                           "振るダイスの数（0〜5）を秘密に宣言してください。"),
+            "fields": [{"name": "value", "kind": "number", "min": 0, "max": DICE_PER_SEAT, "button": True,
+                        "label": text("Dice to throw", "振るダイスの数")}],
+        })
+    elif state.phase != "over":
+        due = _due_throw(state)
+        dice = [{"colour": c, "sides": 6, "count": n} for c, n in due["dice"].items()]
+        out["inputs"].append({
+            "type": "throw", "seats": due["seats"], "secret": False,
+            "prompt": text(_describe_throw(state, due), _describe_throw_ja(state, due)),
+            "fields": [{"name": "dice", "kind": "dice", "label": text("Dice", "ダイス")}],
+            "dice": dice,
+            "camera": "all" if due["reroll"] or "*" in due["dice"] else "new",
+        })
+    return out
+
+
+def _winners(state: State) -> list[str]:
+    return [state.seats[state.winner].name] if state.winner is not None else []
+
+
+def _due_throw(state: State) -> dict[str, Any]:
+    """The throw due now: who, the dice per colour (``"*"``: any), whether it rethrows the table."""
+    names = [s.name for s in state.seats]
     if state.phase == "throw":
         group = state.groups[state.group]
         dice = {state.seats[i].colour: state.declared[i] for i in group}
-        return {"kind": "throw", "seats": [names[i] for i in group], "dice": dice, "reroll": False}
+        return {"seats": [names[i] for i in group], "dice": dice, "reroll": False}
     if state.phase == "escape":
-        return {
-            "kind": "throw",
-            "seats": [names[state.escapes[0]]],
-            "dice": _colour_counts(state, state.table),
-            "reroll": True,
-        }
-    # tiebreak
-    return {"kind": "throw", "seats": [names[state.tie_queue[0]]], "dice": {"*": TIEBREAK_DICE}, "reroll": False}
+        return {"seats": [names[state.escapes[0]]], "dice": _colour_counts(state, state.table), "reroll": True}
+    return {"seats": [names[state.tie_queue[0]]], "dice": {"*": TIEBREAK_DICE}, "reroll": False}
 
 
 def _colour_counts(state: State, dice: Iterable[Die]) -> dict[str, int]:
@@ -295,7 +325,7 @@ def _waiting_for(state: State) -> str:
         return "the table is waiting for the host to name the trap card turned over (a card event)"
     if state.phase == "declare":
         return "the table is waiting for the secret declarations (declare events, 0-5)"
-    exp = expects(state)
+    exp = _due_throw(state)
     return f"the table is waiting for a throw event: {_describe_throw(state, exp)}"
 
 
@@ -368,7 +398,7 @@ def _card(state: State) -> Card:
 
 
 def _check_throw(state: State, event: Mapping[str, Any]) -> tuple[Die, ...]:
-    exp = expects(state)
+    exp = _due_throw(state)
     if "seat" in event:
         i = _seat_index(state, event["seat"])
         if state.seats[i].name not in exp["seats"]:
@@ -411,6 +441,17 @@ def _describe_throw(state: State, exp: Mapping[str, Any]) -> str:
     if exp["reroll"]:
         return f"{dice} ({who}'s escape: rethrow all {total} dice on the table)"
     return f"{dice} ({who}'s throw)"
+
+
+def _describe_throw_ja(state: State, exp: Mapping[str, Any]) -> str:
+    who = _and_ja(list(exp["seats"]))
+    wanted = exp["dice"]
+    if "*" in wanted:
+        return f"{who}の同点決戦: 色を問わずダイス{wanted['*']}個を振ってください"
+    counts = "、".join(f"{c} {n}個" for c, n in wanted.items())
+    if exp["reroll"]:
+        return f"{who}の回避: 卓上のダイス{sum(wanted.values())}個（{counts}）をすべて振り直してください"
+    return f"{who}の番: ダイス {counts} を振ってください"
 
 
 def _faces_text(dice: Iterable[Die]) -> str:
@@ -568,10 +609,7 @@ def _tiebreak_throw(state: State, event: Mapping[str, Any]) -> State:
 def view(state: State, seat: str | None = None) -> dict[str, Any]:
     """The game as the pages show it; with ``seat``, that seat's own declaration under "mine"."""
     names = [s.name for s in state.seats]
-    exp = expects(state)
-    public_expects = (
-        {"kind": "declare", "min": 0, "max": DICE_PER_SEAT} if exp["kind"] == "declare" else exp
-    )
+    public_expects = public(expects(state))
     card = _card(state).as_dict() if state.card else None
     out: dict[str, Any] = {
         "game": GAME,
@@ -582,6 +620,7 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
         "target": state.target,
         "scores": dict(zip(names, state.scores)),
         "winner": names[state.winner] if state.winner is not None else None,
+        "winners": _winners(state),
         "seats": [s.as_dict() for s in state.seats],
         "expects": public_expects,
         "card": card,

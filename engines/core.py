@@ -37,6 +37,7 @@ __all__ = [
     "dice_from",
     "FACES",
     "text",
+    "public",
     "Command",
     "event_text",
     "event_list",
@@ -152,6 +153,13 @@ def dice_from(raw: Any, what: str = "dice", sides: Iterable[int] = (6,)) -> tupl
 def text(en: str, ja: str) -> dict[str, str]:
     """A line the pages show, in English and Japanese."""
     return {"en": en, "ja": ja}
+
+
+def public(expects: Mapping[str, Any]) -> dict[str, Any]:
+    """``expects`` as anyone may see it: a secret input does not say who still has to
+    choose (its ``seats`` is emptied)."""
+    inputs = [dict(i, seats=[]) if i.get("secret") else dict(i) for i in expects.get("inputs", [])]
+    return {**expects, "inputs": inputs}
 
 
 def event_text(event: Mapping[str, Any]) -> str:

@@ -19,6 +19,21 @@ COLOUR = {s["name"]: s["colour"] for s in SEATS}
 NEVER = "total >= 200"  # no table of 25 dice reaches it
 
 
+
+def due(state) -> dict:
+    """The one input ALEA waits for, in short: {"kind", "seats", "dice" per colour, "reroll"},
+    {"kind": "card", "cards"} or {"kind": "over", "winner"} (docs/contracts.md has the full form)."""
+    exp = alea.expects(state)
+    if not exp["inputs"]:
+        return {"kind": "over", "winner": exp["winners"][0] if exp["winners"] else None}
+    (inp,) = exp["inputs"]
+    if inp["type"] == "card":
+        return {"kind": "card", "cards": [o["value"] for o in inp["fields"][0]["options"]]}
+    if inp["type"] == "declare":
+        return {"kind": "declare", "seats": inp["seats"], "min": 0, "max": inp["fields"][0]["max"]}
+    dice = {d["colour"]: d["count"] for d in inp["dice"]}
+    return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
+
 def game(players: int = 3, condition: str = NEVER, **options) -> alea.State:
     """A game whose deck is one custom card with ``condition`` (turned over every round)."""
     options.setdefault("cards", [{"id": "X1", "name": "Test", "players": [3, 4, 5], "condition": condition}])
@@ -94,7 +109,7 @@ def test_deck_is_shuffled_with_the_seed_and_reshuffled_when_empty():
 
 def test_physical_deck_waits_for_the_host_to_name_each_card():
     state = alea.setup(SEATS[:3], {"deck": "physical"}, seed=0)
-    exp = alea.expects(state)
+    exp = due(state)
     three = [c.id for c in alea.load_deck() if 3 in c.players]
     assert exp == {"kind": "card", "cards": three}
     five_only = next(c.id for c in alea.load_deck() if 3 not in c.players)
@@ -108,7 +123,7 @@ def test_physical_deck_waits_for_the_host_to_name_each_card():
     for card in three[1:]:
         state = alea.apply(state, {"type": "card", "card": card})
         state = declare(state, Aki=0, Ben=0, Cy=0)
-    assert alea.expects(state)["cards"] == three  # all used: the deck is shuffled again
+    assert due(state)["cards"] == three  # all used: the deck is shuffled again
     assert alea.view(state)["deck"] == {"mode": "physical", "left": 0, "discards": len(three)}
     state = alea.apply(state, {"type": "card", "card": three[0]})
     assert alea.view(state)["deck"] == {"mode": "physical", "left": len(three) - 1, "discards": 0}
@@ -147,7 +162,9 @@ def test_declarations_are_secret_until_everyone_has_declared():
     assert alea.view(state) == public  # not even "Aki has declared"
     assert alea.view(state, "Ben") == ben
     assert alea.view(state, "Aki")["mine"]["declaration"] == 4
-    assert alea.view(state)["expects"] == {"kind": "declare", "min": 0, "max": 5}
+    (open_input,) = alea.view(state)["expects"]["inputs"]
+    assert open_input["type"] == "declare" and open_input["secret"] and open_input["seats"] == []  # nobody named
+    assert alea.expects(state)["inputs"][0]["seats"] == ["Ben", "Cy"]  # the table's own form knows
     assert alea.view(state)["declarations"] is None
     state = declare(state, Ben=2)
     assert alea.view(state) == public | {}  # still nothing shown
@@ -186,9 +203,9 @@ def test_everyone_declares_zero_nobody_scores_and_the_round_ends():
 
 def test_groups_throw_smallest_declaration_first_and_equal_declarations_together():
     state = declare(game(4), Aki=3, Ben=1, Cy=3, Dee=0)
-    assert alea.expects(state) == {"kind": "throw", "seats": ["Ben"], "dice": {"blue": 1}, "reroll": False}
+    assert due(state) == {"kind": "throw", "seats": ["Ben"], "dice": {"blue": 1}, "reroll": False}
     state = throw(state, dice("Ben", 2))
-    assert alea.expects(state) == {
+    assert due(state) == {
         "kind": "throw",
         "seats": ["Aki", "Cy"],
         "dice": {"red": 3, "green": 3},
@@ -233,11 +250,11 @@ def test_later_group_trapped_each_player_escapes_once_lowest_score_first_ties_in
     state = throw(state, dice("Ben", 1))
     state = throw(state, dice("Aki", 1, 5), dice("Cy", 1, 5), dice("Dee", 4, 5))
     assert alea.view(state)["escapes"] == ["Aki", "Dee", "Cy"]  # 0, 0 (seat order), then 3
-    assert alea.expects(state)["seats"] == ["Aki"]
+    assert due(state)["seats"] == ["Aki"]
     state = rethrow(state, [2, 2, 3, 3, 4, 4, 5])
-    assert alea.expects(state)["seats"] == ["Dee"]
+    assert due(state)["seats"] == ["Dee"]
     state = rethrow(state, [1, 1, 1, 3, 4, 4, 5])
-    assert alea.expects(state)["seats"] == ["Cy"]  # Dee failed, Cy still gets an escape
+    assert due(state)["seats"] == ["Cy"]  # Dee failed, Cy still gets an escape
     state = rethrow(state, [2, 2, 3, 3, 4, 4, 5])
     assert scores(state) == {"Aki": 2, "Ben": 1, "Cy": 5, "Dee": 0}
     assert state.round == 3
@@ -247,7 +264,7 @@ def test_escape_rethrows_all_dice_on_the_table():
     state = declare(game(condition="1 1 1"), Aki=2, Ben=1, Cy=0)
     state = throw(state, dice("Ben", 1))
     state = throw(state, dice("Aki", 1, 1))
-    assert alea.expects(state) == {"kind": "throw", "seats": ["Aki"], "dice": {"red": 2, "blue": 1}, "reroll": True}
+    assert due(state) == {"kind": "throw", "seats": ["Aki"], "dice": {"red": 2, "blue": 1}, "reroll": True}
     with pytest.raises(IllegalEvent, match=r"expected 2 red and 1 blue dice \(Aki's escape: rethrow all 3 dice"):
         throw(state, dice("Aki", 2, 3))
 
@@ -258,7 +275,7 @@ def test_successful_escapes_continue_the_round_with_the_last_rethrow_on_the_tabl
     state = throw(state, dice("Ben", 1, 1))
     state = rethrow(state, [5, 6, 1])  # Ben escapes
     assert scores(state) == {"Aki": 1, "Ben": 2, "Cy": 0}
-    assert state.phase == "throw" and alea.expects(state)["seats"] == ["Cy"]
+    assert state.phase == "throw" and due(state)["seats"] == ["Cy"]
     assert sorted(d["face"] for d in alea.view(state)["table"]) == [1, 5, 6]
     state = throw(state, dice("Cy", 1, 2, 3))  # the kept 1 plus Cy's 1: two 1s only
     assert scores(state) == {"Aki": 1, "Ben": 2, "Cy": 3}
@@ -335,7 +352,7 @@ def test_game_ends_after_the_last_round_and_refuses_further_events():
     state = five_each(five_each(game(4), 4), 4)
     state = declare(state, Aki=0, Ben=0, Cy=0, Dee=1)
     state = throw(state, dice("Dee", 3))
-    assert alea.expects(state) == {"kind": "over", "winner": "Dee"}
+    assert due(state) == {"kind": "over", "winner": "Dee"}
     with pytest.raises(IllegalEvent, match=r"the game is over \(Dee won\)"):
         declare(state, Aki=1)
 
@@ -344,14 +361,14 @@ def test_tied_leaders_throw_10_dice_most_ones_wins_repeated_until_one_remains():
     state = five_each(five_each(game(4), 4), 4)
     state = declare(state, Aki=0, Ben=0, Cy=0, Dee=0)  # everyone 0 in the last round: game over
     assert state.phase == "tiebreak"
-    assert alea.expects(state) == {"kind": "throw", "seats": ["Aki"], "dice": {"*": 10}, "reroll": False}
+    assert due(state) == {"kind": "throw", "seats": ["Aki"], "dice": {"*": 10}, "reroll": False}
     ten = lambda ones: [{"colour": "any", "face": 1}] * ones + [{"colour": "any", "face": 4}] * (10 - ones)  # noqa: E731
     state = throw(state, ten(2))
     state = throw(state, ten(3))
     state = throw(state, ten(3))
     state = throw(state, ten(1))
     assert alea.view(state)["tiebreak"]["seats"] == ["Ben", "Cy"]  # still tied, again
-    assert alea.expects(state)["seats"] == ["Ben"]
+    assert due(state)["seats"] == ["Ben"]
     with pytest.raises(IllegalEvent, match=r"expected 10 dice of any colour \(Ben's tie-break throw\), saw 9"):
         throw(state, ten(1)[:9])
     state = throw(state, ten(0))
@@ -447,7 +464,7 @@ def test_the_event_list_rebuilds_the_game_exactly():
     assert all(s.accepted for s in steps)
     assert rebuilt == state
     undone, _ = replay(alea, SEATS[:4], {}, 9, event_list(state)[:-1])
-    assert undone.phase == "throw" and alea.expects(undone)["seats"] == ["Cy"]
+    assert undone.phase == "throw" and due(undone)["seats"] == ["Cy"]
 
 
 def test_cards_in_options_without_players_are_used_with_every_count():
@@ -459,3 +476,20 @@ def test_color_is_read_as_colour():
     state = declare(game(), Aki=1, Ben=0, Cy=0)
     state = alea.apply(state, {"type": "throw", "dice": [{"color": "red", "face": 2}]})
     assert scores(state)["Aki"] == 1
+
+
+def test_expects_describes_each_input_for_pages_that_know_no_game():
+    state = declare(game(4), Aki=3, Ben=1, Cy=3, Dee=0)
+    exp = alea.expects(state)
+    assert exp["phase"] == "throw" and exp["winners"] == []
+    (throw_input,) = exp["inputs"]
+    assert throw_input["type"] == "throw" and throw_input["seats"] == ["Ben"] and not throw_input["secret"]
+    assert throw_input["dice"] == [{"colour": "blue", "sides": 6, "count": 1}]
+    assert throw_input["camera"] == "new"
+    assert [f["kind"] for f in throw_input["fields"]] == ["dice"]
+    assert set(throw_input["prompt"]) == {"en", "ja"} and "Ben" in throw_input["prompt"]["en"]
+    (declare_input,) = alea.expects(game(4))["inputs"]
+    (value,) = declare_input["fields"]
+    assert value == {"name": "value", "kind": "number", "min": 0, "max": 5, "button": True,
+                     "label": {"en": "Dice to throw", "ja": "振るダイスの数"}}
+    assert not any(name in declare_input["prompt"]["en"] for name in ("Aki", "Ben", "Cy", "Dee"))

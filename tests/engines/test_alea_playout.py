@@ -23,12 +23,27 @@ NAMES = ["Aki", "Ben", "Cy", "Dee", "Eri"]
 COLOURS = ["red", "blue", "green", "yellow", "white"]
 
 
+
+def due(state) -> dict:
+    """The one input ALEA waits for, in short: {"kind", "seats", "dice" per colour, "reroll"},
+    {"kind": "card", "cards"} or {"kind": "over", "winner"} (docs/contracts.md has the full form)."""
+    exp = alea.expects(state)
+    if not exp["inputs"]:
+        return {"kind": "over", "winner": exp["winners"][0] if exp["winners"] else None}
+    (inp,) = exp["inputs"]
+    if inp["type"] == "card":
+        return {"kind": "card", "cards": [o["value"] for o in inp["fields"][0]["options"]]}
+    if inp["type"] == "declare":
+        return {"kind": "declare", "seats": inp["seats"], "min": 0, "max": inp["fields"][0]["max"]}
+    dice = {d["colour"]: d["count"] for d in inp["dice"]}
+    return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
+
 def seats_for(players: int) -> list[dict]:
     return [{"name": n, "colour": c} for n, c in zip(NAMES[:players], COLOURS[:players])]
 
 
 def legal_event(state: alea.State, rng: random.Random) -> dict:
-    exp = alea.expects(state)
+    exp = due(state)
     if exp["kind"] == "declare":
         return {"type": "declare", "seat": rng.choice(exp["seats"]), "value": rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5])}
     if exp["kind"] == "card":
@@ -44,7 +59,7 @@ def legal_event(state: alea.State, rng: random.Random) -> dict:
 
 def illegal_event(state: alea.State, rng: random.Random) -> dict:
     """An event the rules must refuse in this state, whatever the dice or the seed."""
-    exp = alea.expects(state)
+    exp = due(state)
     names = [s.name for s in state.seats]
     choices = [
         {"type": "declare", "seat": "Nobody", "value": 1},
@@ -97,7 +112,7 @@ def play(game_number: int) -> alea.State:
             assert state == before
             continue
         event = legal_event(state, rng)
-        secret = event["type"] == "declare" and len(alea.expects(state)["seats"]) > 1
+        secret = event["type"] == "declare" and len(due(state)["seats"]) > 1
         if secret:  # the declaring seat and some other seat
             other = rng.choice([s.name for s in state.seats if s.name != event["seat"]])
             seen_before = public_views(state, other)
@@ -137,7 +152,7 @@ def test_random_playouts_keep_every_invariant_and_end_with_one_winner():
         winner = view["winner"]
         assert winner in view["scores"]
         assert view["scores"][winner] == max(view["scores"].values())
-        assert alea.expects(state) == {"kind": "over", "winner": winner}
+        assert due(state) == {"kind": "over", "winner": winner}
         ends[len(state.seats)] += 1
         tiebreaks += bool(state.tied)
     assert all(n >= 600 for n in ends.values())

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.alea_traps import (
+    ODDS,
     Card,
     CardError,
     cards_from,
@@ -96,6 +97,8 @@ __all__ = [
 ]
 
 GAME = "alea"
+TITLE = {"en": "Sky City ALEA", "ja": "空中都市アーリア"}
+COMMANDS = (ODDS,)
 MIN_SEATS, MAX_SEATS = 3, 5
 DICE_PER_SEAT = 5
 ZERO_POINTS = 3
@@ -237,7 +240,7 @@ def expects(state: State) -> dict[str, Any]:
         due = _due_throw(state)
         dice = [{"colour": c, "sides": 6, "count": n} for c, n in due["dice"].items()]
         out["inputs"].append({
-            "type": "throw", "seats": due["seats"], "secret": False,
+            "type": "throw", "seats": due["seats"], "secret": False, "together": True,
             "prompt": text(_describe_throw(state, due), _describe_throw_ja(state, due)),
             "fields": [{"name": "dice", "kind": "dice", "label": text("Dice", "ダイス")}],
             "dice": dice,

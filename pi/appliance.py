@@ -3,7 +3,8 @@
 `dicetable demo` is the whole appliance on a laptop: gpiozero's mock pins (the pages'
 virtual buttons press them), the synthetic camera (the page's throw control renders the
 dice that are due) read back through the real detector, a fresh data directory, and a
-game of ALEA already started so the seat links can be printed.
+game (``--game``, default the first of ``engines.GAMES``) already started so the seat
+links can be printed.
 
 `dicetable run` is the appliance on the Pi: real pins, the configured camera, logs to
 stderr for journald, SIGTERM/SIGINT shut it down cleanly.
@@ -34,12 +35,14 @@ def register(sub) -> None:
     """Add this module's subcommands to the `dicetable` parser."""
     demo = sub.add_parser("demo", help="the whole appliance on a laptop (synthetic camera, mock pins)",
                           description="Run the appliance with a synthetic camera, mock seat buttons "
-                          "(virtual buttons on the page) and a game of ALEA ready to play.")
+                          "(virtual buttons on the page) and a game ready to play.")
+    demo.add_argument("--game", default=None, metavar="NAME",
+                      help="the game to start (default: the first of the games whose engine exists)")
     demo.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
     demo.add_argument("--host", default="127.0.0.1",
                       help="address to serve on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN in)")
     demo.add_argument("--seats", type=int, default=None, metavar="N",
-                      help="play with the first N seats of the config (3 to 5 for ALEA; default: all)")
+                      help="play with the first N seats of the config (default: all; the game says how many it takes)")
     demo.add_argument("--config", default=None, metavar="PATH", help="a config file (default: laptop defaults)")
     demo.add_argument("--data-dir", default=None, metavar="DIR",
                       help="keep games here (default: a temporary folder removed at exit)")
@@ -175,7 +178,7 @@ def build(
     holder: dict[str, Any] = {}
 
     def on_lock(seat: str, value: int) -> None:
-        holder["table"].on_panel_lock(seat, value)
+        holder["table"].buttons.on_lock(seat, value)
 
     panel = None
     if pin_factory is not None or not demo:
@@ -202,7 +205,7 @@ def build(
 def load_detector(config: Any, notes: list[str]) -> Any:
     """The shipped dice model with the table's calibrated colours; None with a note
     when the model is not there (the game goes on with typed dice)."""
-    from pi.table import colour_table_path
+    from pi.calibration import colour_table_path
 
     try:
         from vision.detector import Detector
@@ -306,9 +309,15 @@ def demo_main(args: argparse.Namespace) -> int:
     for note in appliance.notes:
         log.warning("%s", note)
     table = appliance.table
-    if not table.resume():
-        result = table.start_game("alea", [{"name": s.name, "colour": s.colour} for s in seats], {"deck": "dealt"},
-                                  args.seed)
+    import engines
+
+    game = args.game or engines.GAMES[0]
+    if game not in engines.GAMES:
+        print(f"dicetable: --game {game}: unknown game; the games are {', '.join(engines.GAMES)}", file=sys.stderr)
+        appliance.close()
+        return 2
+    if args.game or not table.resume():
+        result = table.start_game(game, [{"name": s.name, "colour": s.colour} for s in seats], {}, args.seed)
         if not result["ok"]:
             print(f"dicetable: cannot start the demo game: {result['error']['en']}", file=sys.stderr)
             appliance.close()

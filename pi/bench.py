@@ -92,34 +92,39 @@ def _peak_rss_mb() -> float:
 
 
 def _ensure_throw_due(table: Any, rng: random.Random) -> dict[str, Any]:
-    """Declare (or start a new game) until the game waits for a throw."""
-    for _ in range(20):
-        exp = table.engine.expects(table.state)
-        if exp["kind"] == "throw":
-            return exp
-        if exp["kind"] == "declare":
-            for seat in exp["seats"]:
-                table.declare(seat, rng.randint(1, 3), "phone")
-        elif exp["kind"] == "card":
-            table.card(exp["cards"][0])
-        else:
-            table.start_game("alea", SEATS, {"deck": "dealt"}, rng.randrange(1 << 30))
+    """Play every other input with sample values (or start a new game) until the game
+    waits for a throw; returns that throw input."""
+    import engines
+
+    from pi import inputs
+
+    for _ in range(200):
+        exp = table.expects_now()
+        throws = [i for i in inputs.throw_inputs(exp) if i.get("camera") != "rethrown" and i.get("dice")]
+        if throws:
+            return throws[0]
+        todo = inputs.inputs(exp)
+        if not todo:
+            table.start_game(engines.GAMES[0], SEATS, {}, rng.randrange(1 << 30))
+            continue
+        inp = todo[0]
+        seat = inp["seats"][0] if inp.get("seats") else None
+        table.act(seat, inp["type"], inputs.sample_values(inp, rng), source="bench")
     raise RuntimeError("the game never asked for a throw")
 
 
-def _roll_for(exp: dict[str, Any], on_table: list[Any], rng: random.Random, ids: itertools.count) -> Any:
+def _roll_for(inp: dict[str, Any], on_table: list[Any], rng: random.Random, ids: itertools.count) -> Any:
     from vision.settle import Roll, TrackedDie
 
-    counts = dict(exp["dice"])
-    if "*" in counts:
-        counts = {"red": counts.pop("*")}
-    everything = bool(exp.get("reroll")) or "*" in exp["dice"]
+    everything = inp.get("camera") == "all"
     dice = [] if everything else [dataclasses.replace(d, status="still") for d in on_table]
-    for colour, n in counts.items():
-        for _ in range(n):
+    for spec in inp.get("dice") or []:
+        colour = "red" if spec["colour"] == "*" else spec["colour"]
+        for _ in range(int(spec["count"])):
             x, y = rng.uniform(30, 560), rng.uniform(30, 400)
-            dice.append(TrackedDie(next(ids), colour, rng.randint(1, 6), (x, y, x + 48, y + 48), 0.97,
-                                   "rethrown" if everything else "new", False))
+            die = TrackedDie(next(ids), colour, rng.randint(1, 6), (x, y, x + 48, y + 48), 0.97,
+                             "rethrown" if everything else "new", False)
+            dice.append(die)
     return Roll(tuple(dice), time.monotonic())
 
 
@@ -129,7 +134,7 @@ def measure_latency(table: Any, client: SSEClient, rolls: int, frame: Any, seed:
     latencies = []
     for _ in range(rolls):
         exp = _ensure_throw_due(table, rng)
-        if table.engine.view(table.state).get("table") == []:
+        if table.round_is_fresh():
             on_table = []
         roll = _roll_for(exp, on_table, rng, ids)
         started = time.perf_counter()
@@ -152,7 +157,7 @@ def run_demo_loop(table: Any, seconds: float, seed: int = 2) -> dict[str, int]:
     while time.monotonic() < deadline:
         _ensure_throw_due(table, rng)
         before = len(table.store.events(table.record.id))
-        thrown = table.demo_throw()
+        thrown = table.demo.throw()
         counts["throws"] += 1
         version = table.version
         give_up = time.monotonic() + THROW_TIMEOUT_S  # the last throw too gets its full time
@@ -163,7 +168,7 @@ def run_demo_loop(table: Any, seconds: float, seed: int = 2) -> dict[str, int]:
             version = table.wait_for_change(version, timeout=0.5)
         if len(table.store.events(table.record.id)) > before:
             counts["read"] += 1
-        elif thrown.get("thrown") and table.demo_apply_thrown()["ok"]:
+        elif thrown.get("thrown") and table.demo.apply_thrown()["ok"]:
             counts["typed"] += 1
     return counts
 
@@ -183,16 +188,20 @@ def main(args: argparse.Namespace) -> int:
         table = appliance.table
         table.rng = random.Random(3)
         try:
-            table.start_game("alea", SEATS, {"deck": "dealt"}, seed=1)
+            import engines
+
+            table.start_game(engines.GAMES[0], SEATS, {}, seed=1)
             port = appliance.serve_in_thread("127.0.0.1", 0)
             client = SSEClient("127.0.0.1", port)
             # The rolls are injected exactly as the camera thread reports them; the camera
             # thread itself starts for the demo loop below.
-            frame = table.camera.read() if table.camera is not None else None
+            source = table.camera.camera
+            frame = source.read() if source is not None else None
             latencies = measure_latency(table, client, rolls, frame)
             table.start()
-            detector = "real detector" if table.detector is not None else "NO detector (models/*.onnx missing)"
-            loop = run_demo_loop(table, seconds) if table.detector is not None else {}
+            found = table.camera.detector is not None
+            detector = "real detector" if found else "NO detector (models/*.onnx missing)"
+            loop = run_demo_loop(table, seconds) if found else {}
             client.close()
         finally:
             appliance.close()

@@ -1,8 +1,7 @@
-"""Subcommands: replay, odds.
+"""Subcommands: replay, and the commands each game offers (its ``COMMANDS``).
 
 ``dicetable replay SCRIPT`` plays a game script (docs/replay.md) through its engine and
-prints one JSON line per event, then the final public view. ``dicetable odds`` prints the
-exact chance that n fresh dice trigger each ALEA trap card.
+prints one JSON line per event, then the final public view.
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ EXIT_BAD_SCRIPT = 2
 
 
 def register(sub) -> None:
-    """Add this module's subcommands to the `dicetable` parser."""
+    """Add this module's subcommands to the `dicetable` parser, and every game's own."""
     p = sub.add_parser(
         "replay",
         help="play a game script (JSON lines) through the rules and print what happened",
@@ -27,19 +26,36 @@ def register(sub) -> None:
     p.add_argument("script", help="the script file, or - for standard input")
     p.add_argument("--seat", help="also show this seat's own view (its secrets) in the final line")
     p.set_defaults(handler=run_replay)
+    register_game_commands(sub)
 
-    p = sub.add_parser(
-        "odds",
-        help="exact chance that n fresh dice trigger each ALEA trap card",
-        description="Print, for each trap card, the exact probability that n fresh dice "
-        "(n = 0..25) trigger it.",
-    )
-    p.add_argument("--card", help="only this card id (e.g. T05)")
-    p.add_argument("--players", type=int, choices=(3, 4, 5), help="only the cards used with this many players")
-    p.add_argument("--deck", help="a deck file instead of the packaged one (same format as engines/data/alea.toml)")
-    p.add_argument("--max", type=int, default=25, dest="max_dice", help="largest number of dice (default 25)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.set_defaults(handler=run_odds)
+
+def register_game_commands(sub) -> None:
+    """Each game engine's ``COMMANDS`` (``engines.core.Command``) as `dicetable` subcommands."""
+    import engines
+
+    for name in engines.GAMES:
+        try:
+            engine = engines.load(name)
+        except ValueError:  # a game whose engine is not written yet
+            continue
+        for command in getattr(engine, "COMMANDS", ()):
+            p = sub.add_parser(command.name, help=command.help, description=command.description)
+            for flags, kwargs in command.arguments:
+                p.add_argument(*flags, **dict(kwargs))
+            p.set_defaults(handler=_game_command(command))
+
+
+def _game_command(command: Any):
+    import time
+
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            return int(command.run(args, sys.stdout, time.perf_counter) or 0)
+        except ValueError as exc:  # bad arguments: one line that says what to fix
+            print(f"dicetable {command.name}: {exc}", file=sys.stderr)
+            return EXIT_BAD_SCRIPT
+
+    return handler
 
 
 class ScriptError(ValueError):
@@ -72,13 +88,13 @@ def read_script(stream: TextIO) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
             events.append((number, value))
     if header is None:
         raise ScriptError(
-            'the script is empty; its first line must be like {"game": "alea", "seats": [...], "options": {}, "seed": 7}'
+            'the script is empty; its first line must be like {"game": NAME, "seats": [...], "options": {}, "seed": 7}'
         )
     return header, events
 
 
 def _check_header(number: int, value: Any) -> dict[str, Any]:
-    example = '{"game": "alea", "seats": [{"name": "Aki", "colour": "red"}, ...], "options": {}, "seed": 7}'
+    example = '{"game": NAME, "seats": [{"name": "Aki", "colour": "red"}, ...], "options": {}, "seed": 7}'
     if not isinstance(value, dict):
         raise ScriptError(f"line {number}: the first line must be an object like {example}")
     unknown = sorted(set(value) - {"game", "seats", "colours", "colors", "options", "seed", "comment"})
@@ -150,56 +166,3 @@ def run_replay(args: argparse.Namespace) -> int:
     except ScriptError as exc:
         print(f"dicetable replay: {exc}", file=sys.stderr)
         return EXIT_BAD_SCRIPT
-
-
-def run_odds(args: argparse.Namespace) -> int:
-    from engines.alea_traps import MAX_DICE, CardError, load_deck, trap_odds_exact
-
-    try:
-        cards = load_deck(args.deck)
-    except CardError as exc:
-        print(f"dicetable odds: {exc}", file=sys.stderr)
-        return EXIT_BAD_SCRIPT
-    if args.players is not None:
-        cards = tuple(c for c in cards if args.players in c.players)
-    if args.card is not None:
-        cards = tuple(c for c in cards if c.id == args.card)
-        if not cards:
-            known = ", ".join(c.id for c in load_deck(args.deck))
-            print(f"dicetable odds: no card {args.card!r} in the deck; the cards are {known}", file=sys.stderr)
-            return EXIT_BAD_SCRIPT
-    if not 0 <= args.max_dice <= MAX_DICE:
-        print(f"dicetable odds: --max must be 0..{MAX_DICE}, saw {args.max_dice}", file=sys.stderr)
-        return EXIT_BAD_SCRIPT
-    ns = range(args.max_dice + 1)
-    table = {c.id: [trap_odds_exact(c, n) for n in ns] for c in cards}
-    if args.json:
-        payload = {
-            "n": list(ns),
-            "cards": [
-                {**c.as_dict(), "odds": [float(p) for p in table[c.id]], "exact": [str(p) for p in table[c.id]]}
-                for c in cards
-            ],
-        }
-        print(json.dumps(payload, ensure_ascii=False))
-        return 0
-    _print_odds_table(cards, table, ns)
-    return 0
-
-
-def _print_odds_table(cards, table, ns) -> None:
-    for c in cards:
-        print(f"{c.id}  {c.name} ({', '.join(map(str, c.players))} players): {c.condition}")
-    if len(cards) == 1:
-        card = cards[0]
-        print()
-        print(f"{'dice':>4}  {'P(trap)':>8}  exact")
-        for n in ns:
-            p = table[card.id][n]
-            print(f"{n:>4}  {float(p):>8.6f}  {p}")
-        return
-    print()
-    print("Probability that n fresh dice trigger the card:")
-    print("dice " + " ".join(f"{c.id:>6}" for c in cards))
-    for n in ns:
-        print(f"{n:>4} " + " ".join(f"{float(table[c.id][n]):>6.4f}" for c in cards))

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from pi.table import colour_ja
+from pi.words import colour_ja
 from pi.web import i18n
 
 log = logging.getLogger(__name__)

@@ -16,19 +16,19 @@ bp = Blueprint("demo", __name__, url_prefix="/demo")
 
 @bp.post("/press/<seat>")
 def press(seat: str):
-    return result_response(table_of().press(seat))
+    return result_response(table_of().buttons.press(seat))
 
 
 @bp.post("/release/<seat>")
 def release(seat: str):
-    return result_response(table_of().release(seat))
+    return result_response(table_of().buttons.release(seat))
 
 
 @bp.post("/throw")
 def throw():
-    return result_response(table_of().demo_throw())
+    return result_response(table_of().demo.throw())
 
 
 @bp.post("/apply-thrown")
 def apply_thrown():
-    return result_response(table_of().demo_apply_thrown())
+    return result_response(table_of().demo.apply_thrown())

@@ -1,13 +1,15 @@
-"""The host page, behind the PIN: start and end games, name cards, fix throws, undo, calibrate.
+"""The host page, behind the PIN: start and end games, send the inputs the game waits for
+(anything but a player's secret choice: cards turned over, typed dice, a seat's move for
+a player without a phone), fix throws, undo, calibrate.
 
 GET  /host                 the login form, or the host page once logged in
 POST /host/login           ``pin``; wrong PINs are counted per address and refused for a
                            while after ``PIN_ATTEMPTS`` in ``PIN_WINDOW_S`` seconds (429)
 POST /host/logout
-POST /host/start           game, seats (checkboxes + name/colour), deck, seed
-POST /host/card            the physical trap card turned over
-POST /host/throw           typed dice (camera down or misread, while a throw is due)
-POST /host/correct         replace the last accepted throw
+POST /host/start           game, seats (checkboxes + name/colour), options (JSON), seed
+POST /host/act             one input the game waits for: ``type`` and its fields (form or JSON)
+POST /host/throw           typed dice for the throw due (camera down or misread)
+POST /host/correct         replace the dice of the last accepted throw
 POST /host/undo, /host/end
 POST /host/calibrate/capture/<colour>, /host/calibrate/save
 Every action answers JSON to JSON callers, else redirects back to the host page.
@@ -15,7 +17,6 @@ Every action answers JSON to JSON callers, else redirects back to the host page.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import threading
 import time
@@ -26,6 +27,7 @@ from typing import Any
 from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
                    session, url_for)
 
+from pi import inputs
 from pi.web import error_response, i18n, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
@@ -81,28 +83,29 @@ def page():
         for seat in record.seats:
             url = root + url_for("seat.page", token=record.tokens[seat["name"]])
             links.append({"seat": seat["name"], "colour": seat["colour"], "url": url, "qr": _qr_svg(url)})
-    from engines import GAMES
-
+    titles = playable_games()
     return render_template(
-        "host.html", snap=snap, links=links, games=_playable(GAMES),
+        "host.html", snap=snap, links=links, games=list(titles), titles=titles,
+        host_inputs=inputs.for_host(table.expects_now()),
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
-        last_throw=_dice_text(table.last_throw_dice()),
-        roll_text=_dice_text(table.prompt_dice) if snap["prompt"] else "",
-        calibration=table.calibration_status(),
-        card_names=_card_names(table),
+        last_throw=inputs.dice_text(table.last_throw_dice()),
+        roll_text=inputs.dice_text(table.prompt_dice) if snap["prompt"] else "",
+        calibration=table.calibration.status(table.camera.camera is not None),
     )
 
 
-def _card_names(table: Any) -> dict[str, dict[str, str]]:
-    """Names of the game's cards for the physical-deck picker (when the engine has a deck)."""
-    load_deck = getattr(table.engine, "load_deck", None)
-    if load_deck is None:
-        return {}
-    try:
-        return {c.id: {"en": f"{c.id} {c.name}: {c.condition}", "ja": f"{c.id} {c.name_ja}: {c.condition}"}
-                for c in load_deck()}
-    except (OSError, ValueError, AttributeError):
-        return {}
+def playable_games() -> dict[str, dict[str, str]]:
+    """Every game whose engine exists, in ``engines.GAMES`` order, with its title."""
+    import engines
+    from pi.table import title
+
+    out = {}
+    for name in engines.GAMES:
+        try:
+            out[name] = title(engines.load(name), name)
+        except ValueError:  # engines.GameNotImplemented
+            continue
+    return out
 
 
 def lan_address() -> str | None:
@@ -131,12 +134,6 @@ def phone_root(url_root: str, bound_host: str) -> str:
             port = f":{parts.port}" if parts.port else ""
             return f"{parts.scheme}://{lan}{port}"
     return url_root.rstrip("/")
-
-
-def _playable(games: tuple[str, ...]) -> list[str]:
-    import importlib.util
-
-    return [g for g in games if importlib.util.find_spec(f"engines.{g}") is not None]
 
 
 def _qr_svg(url: str) -> str:
@@ -187,7 +184,7 @@ def start():
     if data is not None:
         seats = data.get("seats") or []
         options = dict(data.get("options") or {})
-        game, seed = data.get("game", "alea"), data.get("seed")
+        game, seed = data.get("game") or _first_game(), data.get("seed")
     else:
         form = request.form
         seats = []
@@ -203,8 +200,8 @@ def start():
             return _done({"ok": False, "error": {
                 "en": 'Options must be a JSON object, e.g. {"target": 12}.',
                 "ja": 'オプションは JSON のオブジェクトで書いてください（例: {"target": 12}）。'}})
-        options = {**extra, "deck": form.get("deck", "dealt")}
-        game = form.get("game", "alea")
+        options = extra
+        game = form.get("game") or _first_game()
         seed = form.get("seed", "").strip() or None
     if not seats:
         return _done({"ok": False, "error": i18n.both("no_seat_selected")})
@@ -215,36 +212,26 @@ def start():
     return _done(table_of().start_game(game, seats, options, seed))
 
 
-@bp.post("/card")
+def _first_game() -> str:
+    import engines
+
+    return engines.GAMES[0]
+
+
+@bp.post("/act")
 @host_required
-def card():
-    value = (request.get_json(silent=True) or {}).get("card") if request.is_json else request.form.get("card")
-    return _done(table_of().card(str(value or "")))
-
-
-def parse_dice(text: str) -> list[dict[str, Any]] | None:
-    """``"red 3, blue 5"`` -> ``[{"colour": "red", "face": 3}, ...]``; None when unreadable."""
-    dice = []
-    for part in re.split(r"[,;\n、]+", text or ""):
-        part = part.strip()
-        if not part:
-            continue
-        match = re.fullmatch(r"([A-Za-z_\-]+)\s*[: ]\s*(\d+)", part)
-        if not match:
-            return None
-        dice.append({"colour": match.group(1).lower(), "face": int(match.group(2))})
-    return dice
-
-
-def _dice_text(dice: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{d.get('colour')} {d.get('face')}" for d in dice)
+def act():
+    values = request.get_json(silent=True) if request.is_json else request.form
+    if not isinstance(values, dict) and not hasattr(values, "getlist"):
+        return _done({"ok": False, "error": i18n.both("error_400")})
+    return _done(table_of().act(None, values.get("type"), values, source="host"))
 
 
 def _dice_from_request() -> list[dict[str, Any]] | None:
     if request.is_json:
         dice = (request.get_json(silent=True) or {}).get("dice")
         return dice if isinstance(dice, list) else None
-    return parse_dice(request.form.get("dice", ""))
+    return inputs.parse_dice(request.form.get("dice", ""))
 
 
 def _bad_dice():
@@ -280,10 +267,10 @@ def end():
 @bp.post("/calibrate/capture/<colour>")
 @host_required
 def calibrate_capture(colour: str):
-    return _done(table_of().calibration_capture(colour))
+    return _done(table_of().calibration.capture(colour))
 
 
 @bp.post("/calibrate/save")
 @host_required
 def calibrate_save():
-    return _done(table_of().calibration_save())
+    return _done(table_of().calibration.save())

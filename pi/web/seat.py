@@ -1,9 +1,10 @@
-"""A seat's private page: declare from the phone, see one's own choice.
+"""A seat's private page: send the inputs the game waits for from this seat (its secret
+choices included), see one's own secrets.
 
 GET  /seat/<token>          the page (a wrong or old token is a 404 that says to ask the
                             host for the seat's QR code, and tells nothing else)
 GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
-POST /seat/<token>/declare  ``value`` 0-5 (form or JSON); locks the seat's declaration
+POST /seat/<token>/act      one input of this seat: ``type`` and its fields (form or JSON)
 """
 from __future__ import annotations
 
@@ -58,19 +59,15 @@ def state(token: str):
     return jsonify(table_of().snapshot(seat))
 
 
-@bp.post("/<token>/declare")
-def declare(token: str):
+@bp.post("/<token>/act")
+def act(token: str):
     seat = _seat(token)
-    raw = (request.get_json(silent=True) or {}).get("value") if request.is_json else request.form.get("value")
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        result = {"ok": False, "error": i18n.both("bad_value")}
+    values = request.get_json(silent=True) if request.is_json else request.form
+    if not isinstance(values, dict) and not hasattr(values, "getlist"):
+        result = {"ok": False, "error": i18n.both("error_400")}
     else:
-        result = table_of().declare(seat, value, "phone")
+        result = table_of().act(seat, values.get("type"), values, source="phone")
     if wants_json():
-        if not result["ok"] and raw is None:
-            return jsonify({"ok": False, "error": result["error"]}), 400
         return result_response(result)
     if not result["ok"]:
         flash(result["error"])

@@ -34,26 +34,23 @@
     body.dataset.version = state.version;
     cameraOk = Boolean(state.camera && state.camera.ok);
     if (camera && !cameraOk) { camera.hidden = true; }
-    body.dataset.kind = body.dataset.page === "host" ? body.dataset.kind : state.kind;
     document.querySelectorAll("[data-led-for]").forEach(function (el) {
       var led = (state.leds || {})[el.dataset.ledFor] || "off";
       el.textContent = ledWords[led] || led;
       el.dataset.led = led;
     });
-    var form = document.getElementById("declare-form");
-    if (form) {
-      var mine = state.view && state.view.mine;
-      form.hidden = !(mine && mine.to_declare);
-      if (form.hidden) { form.reset(); }
-    }
+    var typing = document.activeElement && /INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName);
+    // The forms depend on what the game waits for from this page (and, on the host page,
+    // on the game and a pending prompt): when that changes, load the page again.
+    var changed = (state.forms || "") !== (body.dataset.forms || "");
     if (body.dataset.page === "host") {
       var game = state.game ? String(state.game.id) : "";
-      var typing = document.activeElement && /INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName);
       var prompt = state.prompt ? "yes" : "";
-      // The forms depend on what the game waits for and on a pending prompt: reload them.
-      if ((state.kind !== body.dataset.kind || game !== body.dataset.game || prompt !== body.dataset.prompt) && !typing) {
-        window.location.reload();
-      }
+      changed = changed || game !== body.dataset.game || prompt !== body.dataset.prompt;
+    }
+    if (body.dataset.forms !== undefined && changed && !typing) {
+      body.dataset.forms = state.forms || "";
+      window.location.reload();
     }
   }
 

@@ -1,0 +1,127 @@
+"""The seat buttons and LEDs at the table: the panel is opened whenever the game waits for a
+secret choice that a button can enter (an input field marked ``"button": true``), a lock
+on a button becomes that seat's input, and a choice made on a phone lights the seat's LED
+as locked.
+
+A button enters the one number of the choice with the press grammar (hardware/README.md);
+every other field of the choice takes its default. A player who wants to choose more than
+the number (e.g. special dice) makes the whole choice on the seat page instead.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pi import inputs
+from pi.words import Result, error, ok
+
+log = logging.getLogger(__name__)
+
+
+class Buttons:
+    """Between the table and ``panel`` (``hardware.panel.SeatPanel`` or None: phones only)."""
+
+    def __init__(self, table: Any, panel: Any) -> None:
+        self.table = table
+        self.panel = panel
+        self._open = False
+
+    def reopen(self) -> None:
+        """After a new game, an undo or a restart: open the panel afresh from the state."""
+        self._open = False
+
+    def sync(self) -> None:
+        """Open, reveal or reset the panel from what the game waits for now. Called outside
+        the table's lock: the panel calls back into the table from its own thread."""
+        if self.panel is None:
+            return
+        expects = self.table.expects_now()
+        found = inputs.button_input(expects)
+        was_open, self._open = self._open, found is not None
+        if found is not None and not was_open:
+            inp, field = found
+            seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
+            self.panel.reset()
+            self.panel.open([self.table.button_of(s) for s in seats], maximum=int(field.get("max", 5)))
+            for seat in seats:  # after an undo or a restart some seats have chosen already
+                if seat not in inp["seats"]:
+                    self._show_locked(seat, 0)
+        elif found is None and (was_open or expects is None):
+            if expects is None:
+                self.panel.reset()
+            else:
+                self.panel.reveal()
+
+    def chosen_elsewhere(self, seat: str, event: dict[str, Any]) -> None:
+        """A seat made its secret choice on its phone: its LED shows locked, its button stops."""
+        found = inputs.button_input(self.table.expects_now())
+        value = event.get(found[1]["name"]) if found else None
+        self._show_locked(seat, value if isinstance(value, int) else 0)
+
+    def _show_locked(self, seat: str, value: int) -> None:
+        button = self.table.button_of(seat)
+        if self.panel is None or button is None:
+            return
+        try:
+            self.panel.lock(button, value)
+        except Exception as exc:  # the LED is cosmetic; the choice is stored
+            log.warning("could not lock the seat panel of %s: %s", button, exc)
+
+    def on_lock(self, button: str, value: int) -> None:
+        """The panel's ``on_lock`` callback (``button``: the config seat's name)."""
+        seat = self.table.seat_of_button(button)
+        if seat is None:
+            log.warning("the button of %s is not used in this game; ignored", button)
+            return
+        found = inputs.button_input(self.table.expects_now())
+        if found is None:
+            result = error("No secret choice is being collected right now.", "いまは秘密の選択を受け付けていません。")
+        else:
+            inp, field = found
+            result = self.table.act(seat, inp["type"], {field["name"]: value}, source="button")
+        if not result["ok"]:
+            log.warning("button choice of %s refused: %s", seat, result["error"]["en"])
+            self.table.warn(result["error"])
+
+    def leds(self, seat: str | None) -> dict[str, str]:
+        """LED states for the virtual buttons. The public form never tells who has locked:
+        while a secret choice is open every seat but ``seat`` reads "open"."""
+        names = self.table.page_seats()
+        if self.panel is None:
+            return {n: "off" for n in names}
+        secret_open = any(i.get("secret") for i in inputs.inputs(self.table.expects_now()))
+        out = {}
+        for name in names:
+            button = self.table.button_of(name)
+            if button is None:
+                out[name] = "off"
+            elif secret_open and name != seat:
+                out[name] = "open"
+            else:
+                try:
+                    out[name] = self.panel.led(button)
+                except Exception:
+                    out[name] = "off"
+        return out
+
+    # ------------------------------------------------------------------ virtual buttons (demo)
+
+    def _pin(self, seat: str) -> Any:
+        button = self.table.button_of(seat)
+        if self.panel is None or button is None:
+            return None
+        return self.panel.button_pin(button)
+
+    def press(self, seat: str) -> Result:
+        pin = self._pin(seat)
+        if pin is None:
+            return error(f"There is no button for seat {seat!r}.", f"{seat} のボタンはありません。")
+        pin.drive_low()
+        return ok()
+
+    def release(self, seat: str) -> Result:
+        pin = self._pin(seat)
+        if pin is None:
+            return error(f"There is no button for seat {seat!r}.", f"{seat} のボタンはありません。")
+        pin.drive_high()
+        return ok()

@@ -1,0 +1,329 @@
+"""The inputs a game waits for (``engine.expects(state)["inputs"]``, docs/contracts.md), read
+without knowing the game: which seat may send what, a page's form values turned into an
+event, and a settled roll of the camera turned into a throw event.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from pi.words import dice_words, join_en, spec_counts
+
+#: The faces each kind of die shows (a d10 shows 0-9).
+FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
+
+
+class InputError(ValueError):
+    """A value a page sent that does not fit the input; ``message`` is ``{"en", "ja"}``."""
+
+    def __init__(self, en: str, ja: str) -> None:
+        super().__init__(en)
+        self.message = {"en": en, "ja": ja}
+
+
+def inputs(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    return list((expects or {}).get("inputs") or [])
+
+
+def for_seat(expects: Mapping[str, Any] | None, seat: str) -> list[dict[str, Any]]:
+    """The inputs ``seat`` may send now (its own secret ones included)."""
+    return [i for i in inputs(expects) if seat in i.get("seats", [])]
+
+
+def for_host(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The inputs the host may send: everything but a secret choice (a player's own)."""
+    return [i for i in inputs(expects) if not i.get("secret")]
+
+
+def find(candidates: Iterable[Mapping[str, Any]], type_: Any) -> dict[str, Any] | None:
+    return next((dict(i) for i in candidates if i.get("type") == type_), None)
+
+
+def dice_field(inp: Mapping[str, Any]) -> str | None:
+    """The name of the input's thrown-dice field, if it is a throw."""
+    return next((f["name"] for f in inp.get("fields", []) if f.get("kind") == "dice"), None)
+
+
+def throw_inputs(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    return [i for i in inputs(expects) if dice_field(i)]
+
+
+def button_input(expects: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The secret input a seat button can enter, and its number field (``"button": true``)."""
+    for inp in inputs(expects):
+        if not inp.get("secret"):
+            continue
+        for f in inp.get("fields", []):
+            if f.get("kind") == "number" and f.get("button"):
+                return inp, f
+    return None
+
+
+def signature(candidates: Iterable[Mapping[str, Any]]) -> str:
+    """A short text that changes when the forms a page shows must change."""
+    return "|".join(f"{i.get('type')}:{','.join(i.get('seats', []))}" for i in candidates)
+
+
+# ---------------------------------------------------------------------- form values
+
+
+def event_from_values(inp: Mapping[str, Any], seat: str | None, values: Any) -> dict[str, Any]:
+    """The event an input's form (or a JSON body) makes: ``values`` is a Flask form
+    (``getlist``) or a plain dict of already typed values. Fields left out take their
+    ``default``; a field without one must be given. ``seat``: who sends it (None: the host,
+    who then names the seat in ``values["seat"]`` where the input lists seats)."""
+    event: dict[str, Any] = {"type": inp["type"]}
+    seats = list(inp.get("seats", []))
+    if seat is None and seats:
+        named = _first(values, "seat")
+        if named in (None, "") and len(seats) == 1:
+            named = seats[0]
+        if named not in (None, ""):
+            if named not in seats:
+                raise InputError(f"{named} is not due to send this; due: {join_en(seats)}.",
+                                 f"{named} の番ではありません（対象: {'、'.join(seats)}）。")
+            seat = str(named)
+    if seat is not None and not inp.get("together"):
+        event["seat"] = seat
+    for f in inp.get("fields", []):
+        name = f["name"]
+        raw = _raw(values, f)
+        if raw is _MISSING:
+            if "default" in f:
+                event[name] = f["default"]
+                continue
+            raise InputError(f"{_label(f, 'en')}: give a value.", f"{_label(f, 'ja')}: 値を入力してください。")
+        event[name] = _parse(f, raw)
+    return event
+
+
+_MISSING = object()
+
+
+def _first(values: Any, name: str) -> Any:
+    if hasattr(values, "getlist"):
+        got = values.getlist(name)
+        return got[0] if got else None
+    return values.get(name) if isinstance(values, Mapping) else None
+
+
+def _raw(values: Any, f: Mapping[str, Any]) -> Any:
+    name = f["name"]
+    if not hasattr(values, "getlist"):  # JSON: values are typed already
+        return values[name] if isinstance(values, Mapping) and name in values else _MISSING
+    kind = f.get("kind")
+    if kind == "multi":
+        if f.get("repeat"):
+            counts = [(o, values.get(f"{name}.{k}", "").strip()) for k, o in enumerate(f.get("options", []))]
+            if all(c == "" for _, c in counts) and f"{name}.present" not in values:
+                return _MISSING
+            out = []
+            for option, count in counts:
+                n = _int(count or "0", f)
+                out.extend([option["value"]] * n)
+            return out
+        if f"{name}.present" not in values and not values.getlist(name):
+            return _MISSING
+        return [_option(f, v) for v in values.getlist(name)]
+    if kind == "bool":
+        return values.get(name) not in (None, "", "0", "false", "off")
+    got = values.get(name)
+    if got is None or (isinstance(got, str) and got.strip() == "" and kind != "choice"):
+        return _MISSING
+    if kind == "choice":
+        return _option(f, got)
+    return got
+
+
+def _label(f: Mapping[str, Any], lang: str) -> str:
+    label = f.get("label") or {}
+    return label.get(lang) or label.get("en") or f["name"]
+
+
+def _int(text: Any, f: Mapping[str, Any]) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise InputError(f"{_label(f, 'en')}: {text!r} is not a whole number.",
+                         f"{_label(f, 'ja')}: 「{text}」は整数ではありません。") from None
+
+
+def _option(f: Mapping[str, Any], text: Any) -> Any:
+    """The option value a form sent (forms send text: "null", "3", "d10")."""
+    for option in f.get("options", []):
+        value = option.get("value")
+        if text == value or str(text) == ("null" if value is None else str(value)):
+            return value
+    return text  # the engine says what it expected
+
+
+def _parse(f: Mapping[str, Any], raw: Any) -> Any:
+    kind = f.get("kind")
+    if not isinstance(raw, str):
+        return raw
+    if kind == "number":
+        return _int(raw, f)
+    if kind == "dice":
+        dice = parse_dice(raw)
+        if dice is None:
+            raise InputError("Could not read the dice: write each die as colour and face, e.g. red 3, blue 5 "
+                             "(a d10 or d20: red 7 d10).",
+                             "ダイスを読み取れません。「red 3, blue 5」のように色と目を書いてください"
+                             "（d10・d20 は「red 7 d10」）。")
+        return dice
+    if kind == "picked":
+        return [int(p) if p.lstrip("-").isdigit() else p for p in re.split(r"[\s,、]+", raw.strip()) if p]
+    if kind == "json":
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise InputError(f"{_label(f, 'en')}: not valid JSON ({exc}).",
+                             f"{_label(f, 'ja')}: JSON として読めません（{exc}）。") from None
+    return raw
+
+
+def parse_dice(text: str) -> list[dict[str, Any]] | None:
+    """``"red 3, blue 5, red 7 d10"`` -> dice dicts; None when a part is unreadable."""
+    dice = []
+    for part in re.split(r"[,;\n、]+", text or ""):
+        part = part.strip()
+        if not part:
+            continue
+        match = re.fullmatch(r"([A-Za-z_\-]+)\s*[: ]\s*(\d+)(?:\s*d(\d+))?", part, flags=re.IGNORECASE)
+        if not match:
+            return None
+        die: dict[str, Any] = {"colour": match.group(1).lower(), "face": int(match.group(2))}
+        if match.group(3) and int(match.group(3)) != 6:
+            die["sides"] = int(match.group(3))
+        dice.append(die)
+    return dice
+
+
+def dice_text(dice: Iterable[Mapping[str, Any]]) -> str:
+    """Dice as the host types them: ``red 3, red 7 d10``."""
+    return ", ".join(f"{d.get('colour')} {d.get('face')}" + (f" d{d['sides']}" if d.get("sides", 6) != 6 else "")
+                     for d in dice)
+
+
+def sample_values(inp: Mapping[str, Any], rng: Any) -> dict[str, Any]:
+    """Plausible values for an input's fields (benchmarks and the demo's helpers): the
+    default where there is one, else a random option or number; never dice."""
+    values: dict[str, Any] = {}
+    for f in inp.get("fields", []):
+        kind = f.get("kind")
+        if "default" in f:
+            values[f["name"]] = f["default"]
+        elif kind == "number":
+            values[f["name"]] = rng.randint(int(f["min"]), min(int(f["max"]), int(f["min"]) + 3))
+        elif kind == "choice" and f.get("options"):
+            values[f["name"]] = rng.choice(f["options"])["value"]
+        elif kind == "multi":
+            values[f["name"]] = [o["value"] for o in f.get("options", [])[: int(f.get("min", 0))]]
+        elif kind == "bool":
+            values[f["name"]] = False
+    return values
+
+
+# ---------------------------------------------------------------------- the camera
+
+
+def readable(die: Any) -> bool:
+    sides = getattr(die, "sides", 6) or 6
+    return bool(die.colour) and not die.cocked and die.face in FACES.get(sides, ())
+
+
+def dice_problem(inp: Mapping[str, Any], dice: Sequence[Any]) -> dict[str, str] | None:
+    """A prompt when the dice seen do not fit what the input expects; None when they do."""
+    unreadable = [d for d in dice if not readable(d)]
+    seen: dict[tuple[str, int], int] = {}
+    for d in dice:
+        if d not in unreadable:
+            key = (d.colour, getattr(d, "sides", 6) or 6)
+            seen[key] = seen.get(key, 0) + 1
+    spec = inp.get("dice")
+    if spec is None:
+        match = bool(seen) and not unreadable
+        want_words = {"en": "the dice you picked up", "ja": "拾ったダイス"}
+    else:
+        match = not unreadable and _fits(spec_counts(spec), seen)
+        want_words = dice_words(spec_counts(spec))
+    if match:
+        return None
+    seen_words = dice_words([(c, s, n) for (c, s), n in seen.items()])
+    if unreadable:
+        n = len(unreadable)
+        seen_words = {
+            "en": (seen_words["en"] + " and " if seen else "") + (f"{'one die' if n == 1 else f'{n} dice'} it "
+                                                                  "cannot read (cocked?)"),
+            "ja": (seen_words["ja"] + "、" if seen else "") + f"読めないダイス{n}個（傾いている？）",
+        }
+    who = list(inp.get("seats", []))
+    who_en = f" ({join_en(who)})" if who else ""
+    who_ja = "（" + "、".join(who) + "）" if who else ""
+    return {
+        "en": f"Expected {want_words['en']}{who_en}; the camera sees "
+              f"{seen_words['en']}. Rethrow, or type the dice.",
+        "ja": f"期待: {want_words['ja']}{who_ja}。カメラの読み: {seen_words['ja']}。"
+              "振り直すか、ダイスを入力してください。",
+    }
+
+
+def _fits(want: list[tuple[str, int, int]], seen: Mapping[tuple[str, int], int]) -> bool:
+    """Whether the dice seen are exactly the dice wanted (``"*"``: any colour of those sides)."""
+    left = dict(seen)
+    for colour, sides, n in want:
+        if colour == "*":
+            continue
+        if left.get((colour, sides), 0) < n:
+            return False
+        left[(colour, sides)] -= n
+    for colour, sides, n in want:
+        if colour != "*":
+            continue
+        have = sum(v for (c, s), v in left.items() if s == sides)
+        if have < n:
+            return False
+        for key in [k for k in left if k[1] == sides]:
+            take = min(left[key], n)
+            left[key] -= take
+            n -= take
+    return not any(left.values())
+
+
+def die_dict(d: Any) -> dict[str, Any]:
+    out = {"colour": d.colour, "face": d.face}
+    sides = getattr(d, "sides", 6) or 6
+    if sides != 6:
+        out["sides"] = sides
+    return out
+
+
+def camera_event(inp: Mapping[str, Any], dice: Sequence[Any], before: Mapping[Any, Any],
+                 seat_colours: Mapping[str, str]) -> dict[str, Any]:
+    """The event a settled roll makes for a throw input: ``dice`` are the dice it takes,
+    ``before`` the same dice as they lay before (by id, for a rethrow's ``picked``).
+    Raises ``InputError`` when a field cannot be known from the camera."""
+    seats = list(inp.get("seats", []))
+    seat = seats[0] if len(seats) == 1 else None
+    if seat is None and not inp.get("together"):  # whose dice they are tells who threw
+        owners = {s for s, c in seat_colours.items() if s in seats and all(d.colour == c for d in dice)}
+        seat = owners.pop() if len(owners) == 1 else None
+    values: dict[str, Any] = {}
+    for f in inp.get("fields", []):
+        kind = f.get("kind")
+        if kind == "dice":
+            values[f["name"]] = [die_dict(d) for d in dice]
+        elif kind == "picked":
+            names = {int(k): v for k, v in (f.get("names") or {}).items()}
+            picked = []
+            for d in dice:
+                old = before.get(d.id, d)
+                sides = getattr(old, "sides", 6) or 6
+                picked.append(names.get(sides, old.face))
+            values[f["name"]] = picked
+        elif "default" not in f and kind == "choice" and f.get("options"):
+            values[f["name"]] = f["options"][0]["value"]
+    if seat is not None:
+        values["seat"] = seat
+    return event_from_values(inp, None, values)

@@ -241,7 +241,7 @@ def expects(state: State) -> dict[str, Any]:
         dice = [{"colour": c, "sides": 6, "count": n} for c, n in due["dice"].items()]
         out["inputs"].append({
             "type": "throw", "seats": due["seats"], "secret": False, "together": True,
-            "prompt": text(_describe_throw(state, due), _describe_throw_ja(state, due)),
+            "prompt": _throw_prompt(due),
             "fields": [{"name": "dice", "kind": "dice", "label": text("Dice", "ダイス")}],
             "dice": dice,
             "camera": "all" if due["reroll"] or "*" in due["dice"] else "new",
@@ -446,15 +446,20 @@ def _describe_throw(state: State, exp: Mapping[str, Any]) -> str:
     return f"{dice} ({who}'s throw)"
 
 
-def _describe_throw_ja(state: State, exp: Mapping[str, Any]) -> str:
-    who = _and_ja(list(exp["seats"]))
+def _throw_prompt(exp: Mapping[str, Any]) -> dict[str, str]:
+    """What the table says to the thrower(s), in English and Japanese."""
+    who, who_ja = _and(list(exp["seats"])), _and_ja(list(exp["seats"]))
     wanted = exp["dice"]
     if "*" in wanted:
-        return f"{who}の同点決戦: 色を問わずダイス{wanted['*']}個を振ってください"
-    counts = "、".join(f"{c} {n}個" for c, n in wanted.items())
+        return text(f"Tie-break: {who} to throw {wanted['*']} dice of any colour; most 1s wins.",
+                    f"同点決戦: {who_ja}が色を問わずダイス{wanted['*']}個を振ってください（1の目が多い人の勝ち）。")
+    total = sum(wanted.values())
+    counts = f"{_counts_text(wanted)} {'die' if total == 1 else 'dice'}"
+    counts_ja = "、".join(f"{c} {n}個" for c, n in wanted.items())
     if exp["reroll"]:
-        return f"{who}の回避: 卓上のダイス{sum(wanted.values())}個（{counts}）をすべて振り直してください"
-    return f"{who}の番: ダイス {counts} を振ってください"
+        return text(f"Escape for {who}: rethrow all {total} dice on the table ({_counts_text(wanted)}).",
+                    f"{who_ja}の回避: 卓上のダイス{total}個（{counts_ja}）をすべて振り直してください。")
+    return text(f"{who} to throw {counts}.", f"{who_ja}の番: ダイス {counts_ja} を振ってください。")
 
 
 def _faces_text(dice: Iterable[Die]) -> str:

@@ -61,8 +61,9 @@ def button_input(expects: Mapping[str, Any] | None) -> tuple[dict[str, Any], dic
 
 
 def signature(candidates: Iterable[Mapping[str, Any]]) -> str:
-    """A short text that changes when the forms a page shows must change."""
-    return "|".join(f"{i.get('type')}:{','.join(i.get('seats', []))}" for i in candidates)
+    """A short text that changes when the forms a page shows must change (never who still
+    has to make a secret choice)."""
+    return "|".join(f"{i.get('type')}:{'' if i.get('secret') else ','.join(i.get('seats', []))}" for i in candidates)
 
 
 # ---------------------------------------------------------------------- form values
@@ -263,9 +264,9 @@ def dice_problem(inp: Mapping[str, Any], dice: Sequence[Any]) -> dict[str, str] 
     who_ja = "（" + "、".join(who) + "）" if who else ""
     return {
         "en": f"Expected {want_words['en']}{who_en}; the camera sees "
-              f"{seen_words['en']}. Rethrow, or type the dice.",
+              f"{seen_words['en']}. Rethrow, or type the dice on the host page (or the thrower's seat page).",
         "ja": f"期待: {want_words['ja']}{who_ja}。カメラの読み: {seen_words['ja']}。"
-              "振り直すか、ダイスを入力してください。",
+              "振り直すか、ホスト画面（または振った人の席のページ）でダイスを入力してください。",
     }
 
 

@@ -58,7 +58,7 @@ def panel_and_table(config, store, clock):
     from pi.table import Table
 
     holder: dict[str, Any] = {}
-    panel = SeatPanel(config.seats, MockFactory(), lambda seat, value: holder["t"].on_panel_lock(seat, value),
+    panel = SeatPanel(config.seats, MockFactory(), lambda seat, value: holder["t"].buttons.on_lock(seat, value),
                       clock=clock, animate=False)
     table = Table(config, store, panel=panel)
     holder["t"] = table
@@ -113,3 +113,29 @@ def declare_on_button(panel: Any, clock: FakeClock, seat: str, value: int) -> No
 def dice_for(expects: dict[str, Any], faces: Iterable[int]) -> list[tuple[str, int]]:
     faces = iter(faces)
     return [(c, next(faces)) for c, n in expects["dice"].items() for _ in range(n)]
+
+
+def kind(table: Any) -> str:
+    """The type of the first input the table's game waits for; "over" or "none"."""
+    exp = table.expects_now()
+    if exp is None:
+        return "none"
+    return exp["inputs"][0]["type"] if exp["inputs"] else "over"
+
+
+def declare(table: Any, seat: str, value: Any, source: str = "phone") -> dict:
+    """An ALEA declaration from the seat's phone."""
+    return table.act(seat, "declare", {"value": value}, source)
+
+
+def first_card(table: Any) -> str:
+    """The first card the host may name (ALEA's physical deck)."""
+    (inp,) = table.expects_now()["inputs"]
+    return inp["fields"][0]["options"][0]["value"]
+
+
+def due_throw(table: Any) -> dict:
+    """The throw due, in short: seats, dice per colour ("*": any), reroll (rethrows the table)."""
+    (inp,) = table.expects_now()["inputs"]
+    dice = {d["colour"]: d["count"] for d in inp["dice"]}
+    return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from tests.pi.conftest import SEATS3, FakeClock
+from tests.pi.conftest import SEATS3, FakeClock, declare, kind
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -81,7 +81,7 @@ def test_a_round_in_chromium(served, browser):
         page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)))
     status = context.new_page()
     status.goto(root + "/")
-    expect(status.locator("#due-text")).to_have_text("Waiting for secret declarations (0-5) from every seat.")
+    expect(status.locator("#due-text")).to_contain_text("Secret choice: every seat chooses")
     aki = context.new_page()
     aki.goto(f"{root}/seat/{tokens['Aki']}")
     ben = context.new_page()
@@ -93,10 +93,10 @@ def test_a_round_in_chromium(served, browser):
     expect(aki.locator("#my-led")).to_have_text("locked")
     expect(aki.locator("#mine")).to_have_text("Locked: 1")
     # Ben declares 2 on his phone page.
-    ben.locator("label.value", has_text="2").click()
-    ben.locator("#lock").click()
+    ben.locator("#form-declare label.value", has_text="2").click()
+    ben.locator("#send-declare").click()
     expect(ben.locator("#mine")).to_have_text("Locked: 2")
-    expect(ben.locator("#declare-form")).to_be_hidden()
+    expect(ben.locator("#form-declare")).to_have_count(0)
     # Nothing shows on the status page before everyone has locked.
     expect(status.locator("#secret")).to_be_visible()
     expect(status.locator("td.declared")).to_have_count(0)
@@ -148,10 +148,10 @@ def test_the_host_page_in_chromium(served, browser):
     page.click("#login-form button[type=submit]")
     expect(page.locator("#seat-links svg")).to_have_count(3)  # a QR code per seat
     for seat, value in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
-        table.declare(seat, value)
+        declare(table, seat, value)
     # The page reloads its forms by itself once a throw is due.
     page.locator("#throw-dice").fill("red 4")
-    page.locator("#throw-form button[type=submit]").click()
+    page.locator("#send-throw").click()
     expect(page.locator("#correct-dice")).to_have_value("red 4")
     expect(page.locator("#due-text")).to_have_text("Ben and Chie to throw 2 blue and 2 green dice.")
     page.locator("#undo").click()

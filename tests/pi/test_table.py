@@ -9,11 +9,20 @@ import numpy as np
 import pytest
 
 from pi.table import Table
-from tests.pi.conftest import SEATS3, declare_on_button, dice_for, roll_of
+from tests.pi.conftest import SEATS3, declare, declare_on_button, dice_for, due_throw, first_card, kind, roll_of
 
 
 def _expects(table: Table) -> dict:
-    return table.engine.expects(table.state)
+    """What the table's ALEA game waits for, in short (kind, seats, dice per colour, ...)."""
+    exp = table.expects_now()
+    if not exp["inputs"]:
+        return {"kind": "over"}
+    (inp,) = exp["inputs"]
+    if inp["type"] == "card":
+        return {"kind": "card", "cards": [o["value"] for o in inp["fields"][0]["options"]]}
+    if inp["type"] == "declare":
+        return {"kind": "declare", "seats": inp["seats"]}
+    return due_throw(table)
 
 
 def _events(table: Table, store) -> list:
@@ -36,9 +45,9 @@ def test_whole_game_with_buttons_phones_and_camera(panel_and_table, store, clock
             # Aki uses the button, Ben and Chie their phones; values 1-3 keep the game moving.
             declare_on_button(panel, clock, "Aki", rng.randint(1, 3))
             assert panel.led("Aki") == "locked"
-            assert table.declare("Ben", rng.randint(0, 3), "phone")["ok"]
+            assert declare(table, "Ben", rng.randint(0, 3), "phone")["ok"]
             assert panel.led("Ben") == "locked"  # the phone's lock shows on the seat's LED
-            assert table.declare("Chie", rng.randint(1, 3), "phone")["ok"]
+            assert declare(table, "Chie", rng.randint(1, 3), "phone")["ok"]
             assert panel.led("Aki") == "revealed"
         elif exp["kind"] == "throw":
             keep = [] if exp.get("reroll") or "*" in exp["dice"] or last is None else list(last.dice)
@@ -71,7 +80,7 @@ def test_declarations_stay_secret_until_the_reveal(panel_and_table, clock):
 
     nothing_yet = public()
     declare_on_button(panel, clock, "Aki", 4)
-    table.declare("Ben", 2, "phone")
+    declare(table, "Ben", 2)
     # The public view is exactly what it was before anyone declared: no value, not even
     # who has locked (every virtual LED reads "open").
     assert public() == nothing_yet
@@ -80,7 +89,7 @@ def test_declarations_stay_secret_until_the_reveal(panel_and_table, clock):
     assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 4
     assert table.snapshot("Aki")["leds"]["Aki"] == "locked"
     assert table.snapshot("Chie")["view"]["mine"]["declaration"] is None
-    table.declare("Chie", 1, "phone")
+    declare(table, "Chie", 1)
     assert table.snapshot()["view"]["declarations"] == {"Aki": 4, "Ben": 2, "Chie": 1}
 
 
@@ -98,19 +107,19 @@ def test_button_corrections_before_locking(panel_and_table, clock):
 
 
 def test_declaring_twice_or_out_of_turn_is_refused(table):
-    assert not table.declare("Aki", 2)["ok"]  # no game
+    assert not declare(table, "Aki", 2)["ok"]  # no game
     table.start_game("alea", SEATS3, {}, seed=1)
-    assert table.declare("Aki", 2)["ok"]
-    again = table.declare("Aki", 3)
+    assert declare(table, "Aki", 2)["ok"]
+    again = declare(table, "Aki", 3)
     assert not again["ok"] and again["error"]["en"] and again["error"]["ja"]
-    assert not table.declare("Zed", 1)["ok"]
-    assert not table.declare("Ben", 9)["ok"]
+    assert not declare(table, "Zed", 1)["ok"]
+    assert not declare(table, "Ben", 9)["ok"]
 
 
 def _to_first_throw(table: Table, values=(1, 2, 2)) -> dict:
     table.start_game("alea", SEATS3, {}, seed=11)
     for seat, v in zip(("Aki", "Ben", "Chie"), values):
-        assert table.declare(seat, v)["ok"]
+        assert declare(table, seat, v)["ok"]
     exp = _expects(table)
     assert exp["kind"] == "throw"
     return exp
@@ -156,7 +165,7 @@ def test_escape_rethrows_every_die_on_the_table(table, store):
     for seed in range(200):
         table.start_game("alea", SEATS3, {}, seed=seed)
         for seat in ("Aki", "Ben", "Chie"):
-            table.declare(seat, {"Aki": 1, "Ben": 5, "Chie": 5}[seat])
+            declare(table, seat, {"Aki": 1, "Ben": 5, "Chie": 5}[seat])
         first = roll_of([("red", 1)])
         if not table.settled_roll(first)["ok"] or _expects(table)["kind"] != "throw":
             continue
@@ -205,9 +214,9 @@ def _random_step(table: Table, rng: random.Random) -> None:
     if rng.random() < 0.08 and table.undo()["ok"]:
         return
     if exp["kind"] == "declare":
-        table.declare(exp["seats"][0], rng.randint(0, 3))
+        declare(table, exp["seats"][0], rng.randint(0, 3))
     elif exp["kind"] == "card":
-        table.card(rng.choice(exp["cards"]))
+        table.act(None, "card", {"card": rng.choice(exp["cards"])})
     elif exp["kind"] == "throw":
         counts = exp["dice"] if "*" not in exp["dice"] else {"red": exp["dice"]["*"]}
 
@@ -270,7 +279,7 @@ def test_wait_for_change_wakes_on_a_new_event(table):
 
     thread = threading.Thread(target=waiter)
     thread.start()
-    table.declare("Aki", 1)
+    declare(table, "Aki", 1)
     thread.join(timeout=10)
     assert woke["version"] > version
     assert table.wait_for_change(table.version, timeout=0.01) == table.version
@@ -395,22 +404,22 @@ def test_colour_calibration_from_one_throw_per_colour(config, store):
     from vision.camera import SyntheticTable
     from vision.colours import ColourTable
 
-    from pi.table import colour_table_path
+    from pi.calibration import colour_table_path
 
     synthetic = SyntheticTable(seed=3, tumble_frames=0)
     detector = _LabelDetector(synthetic)
     table = Table(config, store, camera=synthetic, detector=detector, settler=None, frame_interval=0.01)
     try:
-        assert not table.calibration_save()["ok"]  # nothing captured yet
+        assert not table.calibration.save()["ok"]  # nothing captured yet
         for colour in ("red", "blue", "green"):
             synthetic.clear()
             synthetic.throw([(colour, f) for f in (1, 3, 5, 6)])
             frame = synthetic.read()
-            table._latest_frame = frame  # as the camera thread keeps it for the live view
-            result = table.calibration_capture(colour)
+            table.camera._latest = frame  # as the camera thread keeps it for the live view
+            result = table.calibration.capture(colour)
             assert result == {"ok": True, "dice": 4}
-        assert set(table.calibration_status()["captured"]) == {"red", "blue", "green"}
-        assert table.calibration_save()["ok"]
+        assert set(table.calibration.status(True)["captured"]) == {"red", "blue", "green"}
+        assert table.calibration.save()["ok"]
         saved = ColourTable.load(colour_table_path(config))
         assert {"red", "blue", "green"} <= set(saved.names())
         assert detector.colours is not None
@@ -421,8 +430,8 @@ def test_colour_calibration_from_one_throw_per_colour(config, store):
 def test_undo_of_a_declaration_reopens_only_that_seat(panel_and_table, clock):
     panel, table = panel_and_table
     table.start_game("alea", SEATS3, {}, seed=1)
-    table.declare("Aki", 2)
-    table.declare("Ben", 1)
+    declare(table, "Aki", 2)
+    declare(table, "Ben", 1)
     declare_on_button(panel, clock, "Chie", 3)
     assert panel.led("Aki") == "revealed"
     assert table.undo()["ok"]  # Chie's declaration is taken back
@@ -450,7 +459,7 @@ def test_demo_throws_flow_through_the_camera_thread(config, store):
             if exp["kind"] != "throw":
                 break
             before = len(store.events(table.record.id))
-            assert table.demo_throw()["ok"]
+            assert table.demo.throw()["ok"]
             _wait_until(table, lambda: len(store.events(table.record.id)) > before or table.prompt is not None)
             assert table.prompt is None, table.prompt
             thrown = store.events(table.record.id)[-1]["dice"]
@@ -469,11 +478,11 @@ def test_a_misread_demo_throw_can_be_applied_as_thrown(config, store):
     table = Table(config, store, camera=synthetic, detector=_Detector(), settler=None, synthetic=synthetic,
                   rng=random.Random(1))
     _to_first_throw(table)
-    assert not table.demo_apply_thrown()["ok"]
-    thrown = table.demo_throw()["thrown"]
+    assert not table.demo.apply_thrown()["ok"]
+    thrown = table.demo.throw()["thrown"]
     assert [(c, f) for c, f, *_ in synthetic.dice] == [(d["colour"], d["face"]) for d in thrown]
     assert table.snapshot()["demo_pending"]
-    assert table.demo_apply_thrown()["ok"]
+    assert table.demo.apply_thrown()["ok"]
     assert store.events(table.record.id)[-1] == {"type": "throw", "dice": thrown}
     assert not table.snapshot()["demo_pending"]
 
@@ -486,7 +495,7 @@ def test_an_event_the_store_cannot_save_changes_nothing(table, store, monkeypatc
         raise OSError("disk full")
 
     monkeypatch.setattr(store, "append", full_disk)
-    result = table.declare("Aki", 2)
+    result = declare(table, "Aki", 2)
     assert not result["ok"] and "disk full" in result["error"]["en"]
     assert table.snapshot() == before
 
@@ -494,7 +503,7 @@ def test_an_event_the_store_cannot_save_changes_nothing(table, store, monkeypatc
 def test_undo_during_a_declaration_reopens_that_seat(panel_and_table, clock):
     panel, table = panel_and_table
     table.start_game("alea", SEATS3, {}, seed=1)
-    table.declare("Aki", 2)
+    declare(table, "Aki", 2)
     assert panel.led("Aki") == "locked"
     table.undo()
     assert panel.led("Aki") == "entering"
@@ -510,10 +519,10 @@ def test_a_renamed_player_keeps_the_seat_button(panel_and_table, clock):
     declare_on_button(panel, clock, "Aki", 2)  # the physical button of the config's seat "Aki"
     assert table.snapshot("Akiko")["view"]["mine"]["declaration"] == 2
     assert table.snapshot("Akiko")["leds"]["Akiko"] == "locked"
-    table.declare("Ben", 1, "phone")
+    declare(table, "Ben", 1)
     assert panel.led("Ben") == "locked"
-    assert table.press("Chie")["ok"] and table.release("Chie")["ok"]
-    assert not table.press("Aki")["ok"]  # not a seat of this game
+    assert table.buttons.press("Chie")["ok"] and table.buttons.release("Chie")["ok"]
+    assert not table.buttons.press("Aki")["ok"]  # not a seat of this game
     bad = table.start_game("alea", seats[:2] + [{"name": "Dee", "colour": "green", "button": "Ben"}])
     assert not bad["ok"] and "Two seats" in bad["error"]["en"]
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pi.web import create_app
-from tests.pi.conftest import SEATS3, declare_on_button
+from tests.pi.conftest import SEATS3, declare, declare_on_button, first_card, kind
 
 
 @pytest.fixture
@@ -32,8 +32,8 @@ def _login(client, pin="4821"):
 def test_status_page_in_japanese_and_english(client):
     ja = client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
     en = client.get("/", headers={"Accept-Language": "en-GB,en;q=0.9"}).get_data(as_text=True)
-    assert '<html lang="ja">' in ja and "秘密の宣言を待っています" in ja and "得点" not in en
-    assert '<html lang="en">' in en and "Waiting for secret declarations" in en
+    assert '<html lang="ja">' in ja and "秘密の選択を待っています" in ja and "得点" not in en
+    assert '<html lang="en">' in en and "Waiting for secret choices" in en
     assert "Aki" in en and "ラウンド1" in ja  # the engine's log line, in the page's language
     assert 'name="viewport"' in en
     from markupsafe import escape
@@ -63,13 +63,13 @@ def test_config_language_is_the_default(table, config):
 
 def test_seat_page_with_a_valid_and_a_wrong_token(client, table):
     page = client.get(f"/seat/{_token(table, 'Ben')}").get_data(as_text=True)
-    assert "Ben" in page and 'id="declare-form"' in page
+    assert "Ben" in page and 'id="form-declare"' in page
     wrong = client.get("/seat/not-a-token")
     assert wrong.status_code == 404
     body = wrong.get_data(as_text=True)
     assert "Aki" not in body and "Ben" not in body and "Traceback" not in body
     assert "QR" in body  # says what to do: scan the seat's QR code again
-    refused = client.post("/seat/not-a-token/declare", json={"value": 1})
+    refused = client.post("/seat/not-a-token/act", json={"type": "declare", "value": 1})
     assert refused.status_code == 404 and "earlier game" in refused.json["error"]["en"]
     assert table.snapshot()["view"]["declarations"] is None and len(table.store.events(table.record.id)) == 0
 
@@ -89,15 +89,15 @@ def test_a_seat_stream_ends_when_a_new_game_makes_new_links(client, table):
 
 def test_declaring_through_the_seat_page(client, table):
     token = _token(table, "Aki")
-    response = client.post(f"/seat/{token}/declare", data={"value": "3"})
+    response = client.post(f"/seat/{token}/act", data={"type": "declare", "value": "3"})
     assert response.status_code == 302
     page = client.get(f"/seat/{token}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Locked: 3" in page
-    again = client.post(f"/seat/{token}/declare", json={"value": 2})
+    again = client.post(f"/seat/{token}/act", json={"type": "declare", "value": 2})
     assert again.status_code == 409 and again.json["error"]["en"] and again.json["error"]["ja"]
-    bad = client.post(f"/seat/{_token(table, 'Ben')}/declare", json={"value": "x"})
+    bad = client.post(f"/seat/{_token(table, 'Ben')}/act", json={"type": "declare", "value": "x"})
     assert bad.status_code == 409
-    assert client.post(f"/seat/{_token(table, 'Ben')}/declare", json={"value": 1}).json == {"ok": True}
+    assert client.post(f"/seat/{_token(table, 'Ben')}/act", json={"type": "declare", "value": 1}).json == {"ok": True}
 
 
 def test_no_declaration_shows_before_the_reveal(client, table):
@@ -109,12 +109,12 @@ def test_no_declaration_shows_before_the_reveal(client, table):
     chie = f"/seat/{_token(table, 'Chie')}"
     before_state, before_html = public()
     before_chie = client.get(chie, headers={"Accept-Language": "en"}).get_data(as_text=True)
-    client.post(f"/seat/{_token(table, 'Aki')}/declare", data={"value": "4"})
-    client.post(f"/seat/{_token(table, 'Ben')}/declare", data={"value": "2"})
+    client.post(f"/seat/{_token(table, 'Aki')}/act", data={"type": "declare", "value": "4"})
+    client.post(f"/seat/{_token(table, 'Ben')}/act", data={"type": "declare", "value": "2"})
     after_state, after_html = public()
     assert after_state == before_state and after_html == before_html
     assert client.get(chie, headers={"Accept-Language": "en"}).get_data(as_text=True) == before_chie
-    client.post(f"{chie}/declare", data={"value": "1"})
+    client.post(f"{chie}/act", data={"type": "declare", "value": "1"})
     revealed, html = public()
     assert revealed["view"]["declarations"] == {"Aki": 4, "Ben": 2, "Chie": 1}
     assert 'class="declared">4<' in html
@@ -145,21 +145,25 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     _login(client)
     response = client.post("/host/start", data={
         "game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",
-        "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "deck": "physical", "seed": "3"})
+        "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "options": '{"deck": "physical"}',
+        "seed": "3"})
     assert response.status_code == 302
-    assert table.record.options == {"deck": "physical"} and table.snapshot()["kind"] == "card"
+    assert table.record.options == {"deck": "physical"} and kind(table) == "card"
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert 'id="card-form"' in host and "Three Ones" in host  # the picker names the cards
+    assert 'id="form-card"' in host and "Three Ones" in host  # the picker names the cards
     refused = client.post("/host/start", json={"game": "alea", "seats": SEATS3, "options": {"deck": "nope"}})
     assert refused.status_code == 409 and "deck" in refused.json["error"]["en"]
     bad_options = client.post("/host/start", data={"seat_0": "1", "name_0": "Aki", "colour_0": "red",
                                                    "options": "[1]"}, follow_redirects=True)
     assert "JSON" in bad_options.get_data(as_text=True)
-    assert table.snapshot()["kind"] == "card"  # the refused starts changed nothing
-    card = table.engine.expects(table.state)["cards"][0]
-    assert client.post("/host/card", json={"card": card}).json == {"ok": True}
+    assert kind(table) == "card"  # the refused starts changed nothing
+    card = first_card(table)
+    assert client.post("/host/act", json={"type": "card", "card": "NOPE"}).status_code == 409
+    assert client.post("/host/act", data={"type": "card", "card": card}).status_code == 302
+    assert kind(table) == "declare"
+    assert client.post("/host/act", json={"type": "declare", "seat": "Aki", "value": 1}).status_code == 409
     for seat, v in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
-        table.declare(seat, v)
+        declare(table, seat, v)
     assert client.post("/host/throw", data={"dice": "red 2"}).status_code == 302
     assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 2}]}
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
@@ -173,8 +177,8 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert "colour and face" in unreadable.get_data(as_text=True) or "色と目" in unreadable.get_data(as_text=True)
     faces = [{"colour": "blue", "face": 2}, {"colour": "blue", "face": 3},
              {"colour": "green", "face": 2}, {"colour": "green", "face": 3}]
-    assert table.typed_throw(faces)["ok"] and table.snapshot()["kind"] == "card"  # round over
-    assert table.card(table.engine.expects(table.state)["cards"][0])["ok"]
+    assert table.typed_throw(faces)["ok"] and kind(table) == "card"  # round over
+    assert table.act(None, "card", {"card": first_card(table)})["ok"]
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert 'id="correct-form"' not in host  # only a throw that is the last event can be corrected
     n = len(store.events(table.record.id))
@@ -215,13 +219,14 @@ def test_live_stream_emits_on_every_visible_change(client, table):
         assert response.headers["Cache-Control"] == "no-cache"
         assert response.headers["X-Accel-Buffering"] == "no"
         first = _events(response, 1)[0]
-        assert first["state"]["kind"] == "declare" and "html" in first
+        assert first["state"]["inputs"][0]["type"] == "declare" and "html" in first
+        assert first["state"]["inputs"][0]["seats"] == []  # who still has to declare is secret
         # A seat locking changes nothing anyone may see: not even an event is sent.
-        table.declare("Aki", 2)
+        declare(table, "Aki", 2)
         assert table.version > first["version"]
         assert _read(response, 0, until_keepalive=True) == []
-        table.declare("Ben", 1)
-        table.declare("Chie", 0)
+        declare(table, "Ben", 1)
+        declare(table, "Chie", 0)
         (revealed,) = _events(response, 1)
         assert revealed["state"]["view"]["declarations"] == {"Aki": 2, "Ben": 1, "Chie": 0}
         assert 'class="declared">2<' in revealed["html"]
@@ -230,7 +235,7 @@ def test_live_stream_emits_on_every_visible_change(client, table):
 
 
 def test_seat_stream_shows_only_its_own_choice(client, table):
-    table.declare("Aki", 2)
+    declare(table, "Aki", 2)
     response = client.get(f"/seat/{_token(table, 'Ben')}/events", buffered=False)
     try:
         (event,) = _events(response, 1)
@@ -256,7 +261,7 @@ def test_error_pages_are_not_stack_traces(table, config):
         assert "Traceback" not in body and "secret internals" not in body and "<html" in body
     api = client.get("/api/nope")
     assert api.status_code == 404 and api.json["error"]["en"] and api.json["error"]["ja"]
-    assert client.post("/seat/x/declare", json={"value": 1}).json["error"]["ja"]
+    assert client.post("/seat/x/act", json={"type": "declare", "value": 1}).json["error"]["ja"]
 
 
 def test_pictures(client, table):
@@ -280,8 +285,8 @@ def test_demo_buttons_press_the_mock_pins(panel_and_table, config, clock):
     assert table.snapshot("Aki")["view"]["mine"]["declaration"] == 2
     assert client.post("/demo/press/Nobody").status_code == 409
     declare_on_button(panel, clock, "Ben", 0)
-    table.declare("Chie", 0)
-    assert table.snapshot()["kind"] == "throw"
+    declare(table, "Chie", 0)
+    assert kind(table) == "throw"
     assert client.post("/demo/throw").json["ok"]  # no synthetic camera: applied as typed dice
     assert table.store.events(table.record.id)[-1]["type"] == "throw"
 
@@ -321,12 +326,12 @@ def test_the_demo_appliance_serves_its_pages(config):
 
     appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
     try:
-        assert appliance.synthetic is not None and appliance.table.camera is appliance.synthetic
+        assert appliance.synthetic is not None and appliance.table.camera.camera is appliance.synthetic
         appliance.table.start_game("alea", SEATS3, {}, seed=2)
         port = appliance.serve_in_thread("127.0.0.1", 0)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as response:
             state = json.load(response)
-        assert state["kind"] == "declare" and state["game"]["game"] == "alea"
+        assert state["inputs"][0]["type"] == "declare" and state["game"]["game"] == "alea"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             assert 'id="demo-throw"' in response.read().decode()
     finally:

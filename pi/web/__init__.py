@@ -1,8 +1,8 @@
 """Phone pages (Flask app factory): the status page, seat pages, the host page, the demo.
 
 ``create_app(table, config, test_config=None)`` builds the app around a running
-``pi.table.Table``. Each concern is a blueprint (``status``, ``seat``, ``host``, and
-``demo`` only in demo mode). Pages are rendered with Jinja, updated live with server-sent
+``pi.table.Table``. Each concern is a blueprint (``status``, ``seat``, ``host``,
+``history`` (finished games, dice statistics), and ``demo`` only in demo mode). Pages are rendered with Jinja, updated live with server-sent
 events and plain JavaScript (no build step).
 """
 from __future__ import annotations
@@ -52,9 +52,10 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.extensions["table"] = table
     app.extensions["dicetable_config"] = config
 
-    from pi.web import host, seat, status
+    from pi.web import history, host, seat, status
 
     app.register_blueprint(status.bp)
+    app.register_blueprint(history.bp)
     app.register_blueprint(seat.bp)
     app.register_blueprint(host.bp)
     if app.config["DEMO"]:

@@ -53,7 +53,27 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "ゲームごとのオプションは docs/replay.md にあります（例: 実物の山札なら {\"deck\": \"physical\"}）。",
     },
     "history": {"en": "History", "ja": "履歴"},
-    "stats": {"en": "Dice statistics", "ja": "ダイスの統計"},
+    "stats": {"en": "Dice", "ja": "ダイス統計"},
+    "no_history": {"en": "No finished game yet.", "ja": "終わったゲームはまだありません。"},
+    "no_winner": {"en": "none", "ja": "なし"},
+    "download_script": {"en": "Download the game script", "ja": "ゲームの記録をダウンロード"},
+    "script_hint": {"en": "JSON lines: dicetable replay FILE plays it back.",
+                    "ja": "JSON lines 形式: dicetable replay FILE で再生できます。"},
+    "stats_hint": {
+        "en": "Faces the camera read, per colour (freshly thrown dice only). The chi-square test says how "
+              "likely a fair die is to scatter this much; it means something once every face is expected "
+              "{n} times.",
+        "ja": "カメラが読んだ目の色ごとの集計（振ったばかりのダイスのみ）。カイ二乗検定は公平なダイスでこれだけ偏る確率を示します。"
+              "各目が{n}回ずつ期待できる回数から意味を持ちます。",
+    },
+    "no_stats": {"en": "The camera has read no throw yet.", "ja": "カメラはまだ振りを読んでいません。"},
+    "rolls_seen": {"en": "{n} dice read", "ja": "{n}個読み取り"},
+    "fairness_pending": {
+        "en": "The fairness test needs {needed} dice of this kind ({left} more).",
+        "ja": "公平性の検定には{needed}個必要です（あと{left}個）。",
+    },
+    "fair": {"en": "no sign of bias", "ja": "偏りは見られません"},
+    "unfair": {"en": "likely biased (p < 0.01)", "ja": "偏りの可能性が高い（p < 0.01）"},
     "virtual_buttons": {"en": "Virtual seat buttons (demo)", "ja": "仮想の席ボタン（デモ）"},
     "virtual_hint": {
         "en": "Press = tap; hold the button to lock (like the real seat button).",

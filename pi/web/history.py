@@ -1,0 +1,94 @@
+"""Finished games and the dice's fairness, for anyone at the table.
+
+GET /history               finished games, newest first: date, game, seats, scores, winners
+GET /history/<id>.jsonl    a finished game's script (docs/replay.md), which `dicetable
+                           replay` plays back; a game still running has none (its events
+                           may hold secret choices not yet revealed)
+GET /stats                 faces seen per dice colour, with a chi-square test of fairness
+GET /api/history, /api/stats   the same as JSON
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+
+from pi import dicestats
+from pi.web import table_of
+
+bp = Blueprint("history", __name__)
+
+
+def finished_games() -> list[dict[str, Any]]:
+    """Every ended game with its final scores and winners (replayed once, then cached)."""
+    import engines
+    from pi.table import title
+
+    table = table_of()
+    cache: dict[int, dict[str, Any]] = current_app.extensions.setdefault("finished_games", {})
+    out = []
+    for record in reversed(table.store.games()):
+        if record.ended is None:
+            continue
+        if record.id not in cache:
+            entry = {"id": record.id, "game": record.game, "title": {"en": record.game, "ja": record.game},
+                     "started": record.started, "ended": record.ended,
+                     "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started)),
+                     "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
+                     "scores": {}, "winners": [], "phase": None, "events": 0}
+            try:
+                engine = engines.load(record.game)
+                events = table.store.events(record.id)
+                state, _ = engines.replay(engine, entry["seats"], record.options, record.seed, events)
+                view = engine.view(state)
+                entry.update(title=title(engine, record.game), scores=view.get("scores", {}),
+                             winners=view.get("winners", []), phase=view.get("phase"), events=len(events))
+            except ValueError as exc:  # an engine gone, or one that refuses its old events
+                entry["problem"] = str(exc)
+            cache[record.id] = entry
+        out.append(cache[record.id])
+    return out
+
+
+@bp.get("/history")
+def page():
+    return render_template("history.html", games=finished_games())
+
+
+@bp.get("/api/history")
+def api():
+    return jsonify(finished_games())
+
+
+@bp.get("/history/<int:game_id>.jsonl")
+def script(game_id: int):
+    store = table_of().store
+    try:
+        record = store.game(game_id)
+    except KeyError:
+        abort(404)
+    if record.ended is None:
+        abort(404)  # a running game's events may hold secret choices
+    header = {"game": record.game, "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
+              "options": record.options, "seed": record.seed}
+    lines = [json.dumps(header, ensure_ascii=False)]
+    lines += [json.dumps(e, ensure_ascii=False) for e in store.events(game_id)]
+    filename = f"dicetable-{record.game}-{game_id}.jsonl"
+    return Response("\n".join(lines) + "\n", mimetype="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def dice_stats() -> list[dict[str, Any]]:
+    return [s.as_dict() for s in dicestats.from_rolls(table_of().store.rolls())]
+
+
+@bp.get("/stats")
+def stats():
+    return render_template("stats.html", stats=dice_stats(), min_expected=dicestats.MIN_EXPECTED)
+
+
+@bp.get("/api/stats")
+def api_stats():
+    return jsonify(dice_stats())

@@ -1,0 +1,174 @@
+"""The table with a game it has never heard of: a tiny made-up engine whose ``expects``
+uses every kind of input (a secret choice on the buttons, a choice, a group throw, a
+rethrow of picked-up dice with its ``picked`` field). The table, the buttons and the pages
+must serve it from ``expects`` alone."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
+
+import pytest
+
+from engines.core import IllegalEvent, Seat, dice_from, event_text
+from pi import inputs
+from pi.web import create_app
+from tests.pi.conftest import SEATS3, declare_on_button, roll_of
+
+
+@dataclass(frozen=True)
+class Toy:
+    seats: tuple
+    phase: str = "bid"
+    bids: tuple = ()
+    picked: tuple = ()
+    table: tuple = ()
+    events: tuple = ()
+
+
+def _setup(seats, options, seed):
+    return Toy(tuple(Seat(s.name, s.colour) for s in seats))
+
+
+def _expects(state):
+    names = [s.name for s in state.seats]
+    done = {b[0] for b in state.bids}
+    if state.phase == "bid":
+        return {"phase": "bid", "winners": [], "inputs": [{
+            "type": "bid", "seats": [n for n in names if n not in done], "secret": True,
+            "prompt": {"en": "Bid in secret.", "ja": "秘密に入札してください。"},
+            "fields": [{"name": "n", "kind": "number", "min": 0, "max": 3, "button": True},
+                       {"name": "extra", "kind": "multi", "options": [{"value": "x"}, {"value": "y"}], "default": []}]}]}
+    if state.phase == "throw":
+        return {"phase": "throw", "winners": [], "inputs": [{
+            "type": "throw", "seats": names, "secret": False, "together": True,
+            "prompt": {"en": "Everyone throws one die.", "ja": "全員1個振る。"},
+            "fields": [{"name": "dice", "kind": "dice"}], "camera": "new",
+            "dice": [{"colour": s.colour, "sides": 6, "count": 1} for s in state.seats]}]}
+    if state.phase == "rethrow":
+        return {"phase": "rethrow", "winners": [], "inputs": [
+            {"type": "again", "seats": [names[0]], "secret": False, "prompt": {"en": "Aki may rethrow.", "ja": "-"},
+             "fields": [{"name": "how", "kind": "choice", "options": [{"value": "gently"}, {"value": None}]},
+                        {"name": "picked", "kind": "picked", "names": {"10": "d10"}},
+                        {"name": "dice", "kind": "dice"}], "camera": "rethrown", "dice": None},
+            {"type": "stop", "seats": [names[0]], "secret": False, "prompt": {"en": "or stop.", "ja": "-"},
+             "fields": []}]}
+    return {"phase": "over", "winners": [names[0]], "inputs": []}
+
+
+def _apply(state, event):
+    kind, names = event.get("type"), [s.name for s in state.seats]
+    if kind == "bid" and state.phase == "bid" and event.get("seat") in names:
+        if event["seat"] in {b[0] for b in state.bids} or event.get("n") not in range(4):
+            raise IllegalEvent("bid refused")
+        bids = state.bids + ((event["seat"], event["n"], tuple(event["extra"])),)
+        return replace(state, bids=bids, phase="throw" if len(bids) == len(names) else "bid",
+                       events=state.events + (event_text(event),))
+    if kind == "throw" and state.phase == "throw" and "seat" not in event:
+        dice = dice_from(event["dice"])
+        if sorted(d.colour for d in dice) != sorted(s.colour for s in state.seats):
+            raise IllegalEvent("one die per seat")
+        return replace(state, table=dice, phase="rethrow", events=state.events + (event_text(event),))
+    if kind == "again" and state.phase == "rethrow" and event.get("seat") == names[0]:
+        return replace(state, picked=tuple(event["picked"]), events=state.events + (event_text(event),))
+    if kind == "stop" and state.phase == "rethrow":
+        return replace(state, phase="over", events=state.events + (event_text(event),))
+    raise IllegalEvent(f"not now: {event}")
+
+
+def _view(state, seat=None):
+    names = [s.name for s in state.seats]
+    out = {"game": "toy", "phase": state.phase, "scores": {n: 0 for n in names},
+           "winners": _expects(state)["winners"], "seats": [s.as_dict() for s in state.seats], "log": [],
+           "picked": list(state.picked), "revealed": [list(b[:2]) for b in state.bids] if state.phase != "bid" else None}
+    if seat is not None:
+        out["mine"] = {"bid": next((b[1] for b in state.bids if b[0] == seat), None)}
+    return out
+
+
+TOY = SimpleNamespace(setup=_setup, expects=_expects, apply=_apply, view=_view, TITLE={"en": "Toy", "ja": "おもちゃ"})
+
+
+@pytest.fixture
+def toy(panel_and_table, store):
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: TOY
+    assert table.start_game("toy", SEATS3, {}, seed=1)["ok"]
+    return panel, table
+
+
+def test_a_secret_choice_from_a_button_a_phone_form_and_the_host_is_refused(toy, clock, config):
+    panel, table = toy
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    token = table.record.tokens["Ben"]
+    page = client.get(f"/seat/{token}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="form-bid"' in page and 'name="extra"' in page and "Bid in secret." in page
+    public = client.get("/api/state").json
+    assert public["inputs"][0]["seats"] == [] and public["secret_open"]
+    assert (panel.led("Aki"), panel.led("Chie")) == ("entering", "entering")
+    # The host may not make a player's secret choice.
+    host = table.act(None, "bid", {"seat": "Aki", "n": 1})
+    assert not host["ok"] and "cannot send bid" in host["error"]["en"]
+    # Ben on his phone: a form with a checkbox list; the LED follows.
+    sent = client.post(f"/seat/{token}/act", data={"type": "bid", "n": "2", "extra": ["y"], "extra.present": "1"})
+    assert sent.status_code == 302
+    assert panel.led("Ben") == "locked"
+    assert table.snapshot("Ben")["view"]["mine"] == {"bid": 2}
+    assert client.get("/api/state").json["inputs"] == public["inputs"]  # nothing public changed
+    # Aki on the button: the number counted, the other field at its default.
+    declare_on_button(panel, clock, "Aki", 3)
+    bad = client.post(f"/seat/{table.record.tokens['Chie']}/act", json={"type": "bid", "n": "lots"})
+    assert bad.status_code == 409 and "whole number" in bad.json["error"]["en"]
+    assert client.post(f"/seat/{table.record.tokens['Chie']}/act", json={"type": "bid", "n": 0}).json == {"ok": True}
+    assert table.snapshot()["view"]["revealed"] == [["Ben", 2], ["Aki", 3], ["Chie", 0]]
+    assert panel.led("Aki") == "revealed"
+    events = table.store.events(table.record.id)
+    assert events[1] == {"type": "bid", "seat": "Aki", "n": 3, "extra": []}
+    assert events[0] == {"type": "bid", "seat": "Ben", "n": 2, "extra": ["y"]}
+
+
+def test_a_group_throw_then_a_rethrow_of_the_picked_up_die(toy):
+    panel, table = toy
+    for seat, n in (("Aki", 1), ("Ben", 1), ("Chie", 1)):
+        assert table.act(seat, "bid", {"n": n})["ok"]
+    first = roll_of([("red", 2), ("blue", 5), ("green", 6)])
+    assert table.settled_roll(first)["ok"]
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "throw", "dice": [{"colour": "red", "face": 2}, {"colour": "blue", "face": 5},
+                                  {"colour": "green", "face": 6}]}
+    # Aki picks up the red 2 and throws it again: a rethrow, with what it showed before.
+    red, blue, green = first.dice
+    import dataclasses
+
+    again = type(first)((dataclasses.replace(red, face=4, status="rethrown"),
+                         dataclasses.replace(blue, status="still"), dataclasses.replace(green, status="still")), 1.0)
+    assert table.settled_roll(again)["ok"], table.prompt
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "again", "seat": "Aki", "how": "gently", "picked": [2], "dice": [{"colour": "red", "face": 4}]}
+    assert table.snapshot()["view"]["picked"] == [2]
+    # Typed on the seat page instead: picked as text, a choice whose value is null.
+    assert table.act("Aki", "again", _form({"type": "again", "how": "null", "picked": "4", "dice": "red 1"}))["ok"]
+    assert table.store.events(table.record.id)[-1]["how"] is None
+    assert not table.act("Ben", "stop", {})["ok"]  # only Aki may
+    assert table.act("Aki", "stop", {})["ok"]
+    assert table.snapshot()["due"]["en"] == "Game over: Aki wins."
+
+
+def _form(values):
+    from werkzeug.datastructures import MultiDict
+
+    return MultiDict(values)
+
+
+def test_dice_that_do_not_fit_give_a_prompt_naming_sides():
+    inp = {"type": "throw", "seats": ["Aki"], "dice": [{"colour": "red", "sides": 6, "count": 2},
+                                                       {"colour": "red", "sides": 10, "count": 1}]}
+    seen = [SimpleNamespace(colour="red", face=3, sides=6, cocked=False),
+            SimpleNamespace(colour="red", face=0, sides=10, cocked=False)]
+    problem = inputs.dice_problem(inp, seen)
+    assert "Expected 2 red and 1 red d10 dice (Aki)" in problem["en"] and "1 red and 1 red d10" in problem["en"]
+    seen.append(SimpleNamespace(colour="red", face=5, sides=6, cocked=False))
+    assert inputs.dice_problem(inp, seen) is None
+    assert inputs.parse_dice("red 3, red 7 d10, blue 20 d20") == [
+        {"colour": "red", "face": 3}, {"colour": "red", "face": 7, "sides": 10},
+        {"colour": "blue", "face": 20, "sides": 20}]
+    assert inputs.parse_dice("three reds") is None

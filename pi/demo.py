@@ -55,7 +55,7 @@ class Demo:
                 self.synthetic.clear()  # the players collected the last round's dice
             self.synthetic.throw([(d["colour"], d["face"]) for d in dice], rethrow_all=reroll)
         if self.detector is None or self.synthetic is None or not drawable:
-            return self.table.act(None, inp["type"], {"dice": dice, **_seat(inp)}, source="typed")
+            return self.table.act(None, inp["type"], {"dice": dice, **inputs.seat_value(inp)}, source="typed")
         with self._lock:
             self._thrown = dice
         self.table.publish()
@@ -69,7 +69,3 @@ class Demo:
             return error("There is no demo throw waiting.", "待っているデモの振りはありません。")
         return self.table.typed_throw(thrown)
 
-
-def _seat(inp: dict[str, Any]) -> dict[str, Any]:
-    seats = inp.get("seats", [])
-    return {"seat": seats[0]} if seats and not inp.get("together") else {}

@@ -60,6 +60,12 @@ def button_input(expects: Mapping[str, Any] | None) -> tuple[dict[str, Any], dic
     return None
 
 
+def seat_value(inp: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"seat": ...}`` for an event the host sends for a one-seat input ({} for a group's)."""
+    seats = inp.get("seats", [])
+    return {"seat": seats[0]} if seats and not inp.get("together") else {}
+
+
 def signature(candidates: Iterable[Mapping[str, Any]]) -> str:
     """A short text that changes when the forms a page shows must change (never who still
     has to make a secret choice)."""
@@ -227,6 +233,11 @@ def sample_values(inp: Mapping[str, Any], rng: Any) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the camera
+
+
+def unread_part(inp: Mapping[str, Any]) -> list[tuple[str, int, int]]:
+    """The dice of a throw input that are not d6 (a camera that reads only d6 cannot)."""
+    return [(c, sd, n) for c, sd, n in spec_counts(inp.get("dice")) if sd != 6 and n]
 
 
 def readable(die: Any) -> bool:

@@ -139,6 +139,9 @@ class Table:
         self.prompt_dice: list[dict[str, Any]] = []  # the readable dice of the refused roll
         self.warning: dict[str, str] | None = None
         self.accepted_ids: set[Any] = set()
+        # A throw whose d6 the camera read while the dice it cannot read (d10, d20) are
+        # still to be typed by their owners: {"input", "dice", "missing": {seat: [(colour, sides)]}}.
+        self.pending: dict[str, Any] | None = None
         self.config_seats = _config_seats(config)
         self.buttons = Buttons(self, panel)
         self.camera = CameraLoop(camera, detector, settler, clock, self.settled_roll, self.publish, frame_interval)
@@ -298,6 +301,7 @@ class Table:
                 return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
             self.state = _replay(self.engine, self.record, self.store.events(self.record.id))
             self.prompt = None
+            self.pending = None
             self.accepted_ids = set()
             self.buttons.reopen()
         self._after_change()
@@ -305,6 +309,7 @@ class Table:
 
     def _clear_round(self) -> None:
         self.prompt = None
+        self.pending = None
         self.demo.forget()
         self.accepted_ids = set()
         self.buttons.reopen()
@@ -368,6 +373,7 @@ class Table:
             return error(f"The event could not be saved ({exc}); nothing changed. Check the data folder.",
                          f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
         self.state = state
+        self.pending = None
         if "dice" in event:
             self.demo.forget()
         return ok()
@@ -409,6 +415,9 @@ class Table:
             chosen = [d for d in dice if d.id not in self.accepted_ids and d.status != STILL] or [
                 d for d in dice if d.id not in self.accepted_ids]
         self.prompt_dice = [inputs.die_dict(d) for d in chosen if inputs.readable(d)]
+        unread = [] if getattr(self.camera.detector, "reads_sides", False) else inputs.unread_part(inp)
+        if unread:
+            return self._camera_part(inp, chosen, unread)
         problem = inputs.dice_problem(inp, chosen)
         if problem is None:
             try:
@@ -429,6 +438,75 @@ class Table:
             self.accepted_ids |= {d.id for d in chosen}
         self._round_over_check()
         return result
+
+    def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
+        """A throw with dice the camera cannot read (d10, d20): take its d6 from the camera
+        and wait for each owner to type the others on their seat page (``type_faces``)."""
+        d6_part = dict(inp, dice=[d for d in inp.get("dice") or [] if int(d.get("sides", 6)) == 6])
+        problem = inputs.dice_problem(d6_part, chosen)
+        if problem is not None:
+            self.prompt = problem
+            return {"ok": False, "error": problem}
+        owners = {c: n for n, c in self.seat_colours().items()}
+        missing: dict[str | None, list[tuple[str, int]]] = {}
+        for colour, sides, n in unread:
+            missing.setdefault(owners.get(colour), []).extend([(colour, sides)] * n)
+        self.pending = {"input": inp, "dice": [inputs.die_dict(d) for d in chosen], "missing": missing,
+                        "ids": [d.id for d in chosen]}
+        who = [s for s in missing if s is not None]
+        self.prompt = {
+            "en": f"The camera read the d6. {', '.join(who) or 'The host'}: type your "
+                  f"{'/'.join(sorted({f'd{sd}' for v in missing.values() for _, sd in v}))} on your seat page.",
+            "ja": f"d6はカメラが読みました。{'、'.join(who) or 'ホスト'}: "
+                  f"{'/'.join(sorted({f'd{sd}' for v in missing.values() for _, sd in v}))}の目を自分の席のページで入力してください。",
+        }
+        return ok(applied=False, waiting=who)
+
+    def type_faces(self, seat: str | None, faces: Sequence[Any]) -> Result:
+        """``seat``'s typed faces of its dice the camera cannot read, in the order
+        ``pending_for(seat)`` lists them; the throw is applied once every owner has typed."""
+        with self._lock:
+            pending = self.pending
+            wanted = pending["missing"].get(seat) if pending else None
+            if not wanted:
+                return error("No dice of yours are waiting to be typed.", "入力を待っているダイスはありません。")
+            if len(faces) != len(wanted):
+                return error(f"Type {len(wanted)} face(s), one per die.", f"ダイス1個につき1つ、{len(wanted)}個の目を入力してください。")
+            typed = []
+            for (colour, sides), face in zip(wanted, faces):
+                try:
+                    face = int(face)
+                except (TypeError, ValueError):
+                    face = None
+                if face not in inputs.FACES[sides]:
+                    faces_range = inputs.FACES[sides]
+                    return error(f"A d{sides} shows {faces_range[0]} to {faces_range[-1]}.",
+                                 f"d{sides}の目は{faces_range[0]}〜{faces_range[-1]}です。")
+                typed.append({"colour": colour, "face": face, "sides": sides})
+            pending["dice"] = pending["dice"] + typed
+            pending["missing"] = {k: v for k, v in pending["missing"].items() if k != seat}
+            if pending["missing"]:
+                result = ok(applied=False)
+            else:
+                inp, dice, ids = pending["input"], pending["dice"], pending["ids"]
+                event = inputs.event_from_values(inp, None, {**inputs.seat_value(inp), inputs.dice_field(inp): dice})
+                result = self._apply(event)
+                if result["ok"]:
+                    self.prompt = None
+                    self.accepted_ids |= set(ids)
+                    self._round_over_check()
+                else:
+                    self.pending = None
+                    self.prompt = result["error"]
+        self._after_change()
+        return result
+
+    def pending_for(self, seat: str | None) -> list[dict[str, Any]]:
+        """The dice ``seat`` must type because the camera cannot read them."""
+        with self._lock:
+            if not self.pending:
+                return []
+            return [{"colour": c, "sides": s} for c, s in self.pending["missing"].get(seat, [])]
 
     def _round_over_check(self) -> None:
         """When the throws of a round are over, the next dice that land are all new."""
@@ -504,13 +582,16 @@ class Table:
                 "due": self._due(expects, seat),
                 "inputs": public,
                 "my_inputs": mine,
-                "forms": inputs.signature(mine if seat is not None else inputs.for_host(expects)),
+                "forms": inputs.signature(mine if seat is not None else inputs.for_host(expects))
+                + ("|faces" if seat is not None and (self.pending or {}).get("missing", {}).get(seat) else ""),
                 "secret_open": any(i.get("secret") for i in public),
                 "over": expects is not None and not public,
                 "camera": dict(self.camera.status),
                 "last_roll": [d.as_dict() for d in self.last_roll] if self.last_roll is not None else None,
                 "prompt": self.prompt,
                 "demo_pending": self.demo.pending,
+                "to_type": [{"colour": c, "sides": sd} for c, sd in (self.pending or {}).get("missing", {}).get(seat, [])]
+                if seat is not None else [],
                 "warning": self.warning,
                 "seats": self.page_seats(),
             }

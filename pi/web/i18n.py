@@ -39,6 +39,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "秘密: 全員がロックするまで誰にも見えません。ロック後は変更できません。",
     },
     "send": {"en": "Send", "ja": "送信"},
+    "type_faces": {"en": "Type the faces of your dice the camera cannot read (a d10 shows 0-9)",
+                   "ja": "カメラが読めないダイスの目を入力（d10は0〜9）"},
     "yes": {"en": "yes", "ja": "はい"},
     "for_seat": {"en": "For {seat}", "ja": "{seat}の分"},
     "camera_reads": {"en": "The camera reads them when it can.", "ja": "読めるときはカメラが読み取ります。"},

@@ -5,6 +5,8 @@ GET  /seat/<token>          the page (a wrong or old token is a 404 that says to
                             host for the seat's QR code, and tells nothing else)
 GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
 POST /seat/<token>/act      one input of this seat: ``type`` and its fields (form or JSON)
+POST /seat/<token>/faces    the faces of this seat's dice the camera cannot read (d10, d20),
+                            ``face`` once per die (form) or ``{"faces": [...]}``
 """
 from __future__ import annotations
 
@@ -67,6 +69,22 @@ def act(token: str):
         result = {"ok": False, "error": i18n.both("error_400")}
     else:
         result = table_of().act(seat, values.get("type"), values, source="phone")
+    if wants_json():
+        return result_response(result)
+    if not result["ok"]:
+        flash(result["error"])
+    return redirect(url_for("seat.page", token=token))
+
+
+@bp.post("/<token>/faces")
+def faces(token: str):
+    seat = _seat(token)
+    if request.is_json:
+        typed = (request.get_json(silent=True) or {}).get("faces")
+        typed = typed if isinstance(typed, list) else []
+    else:
+        typed = request.form.getlist("face")
+    result = table_of().type_faces(seat, typed)
     if wants_json():
         return result_response(result)
     if not result["ok"]:

@@ -23,10 +23,11 @@ class Toy:
     picked: tuple = ()
     table: tuple = ()
     events: tuple = ()
+    special: bool = False  # Aki also throws a d10
 
 
 def _setup(seats, options, seed):
-    return Toy(tuple(Seat(s.name, s.colour) for s in seats))
+    return Toy(tuple(Seat(s.name, s.colour) for s in seats), special=bool(options.get("special")))
 
 
 def _expects(state):
@@ -43,7 +44,8 @@ def _expects(state):
             "type": "throw", "seats": names, "secret": False, "together": True,
             "prompt": {"en": "Everyone throws one die.", "ja": "全員1個振る。"},
             "fields": [{"name": "dice", "kind": "dice"}], "camera": "new",
-            "dice": [{"colour": s.colour, "sides": 6, "count": 1} for s in state.seats]}]}
+            "dice": [{"colour": s.colour, "sides": 6, "count": 1} for s in state.seats]
+            + ([{"colour": state.seats[0].colour, "sides": 10, "count": 1}] if state.special else [])}]}
     if state.phase == "rethrow":
         return {"phase": "rethrow", "winners": [], "inputs": [
             {"type": "again", "seats": [names[0]], "secret": False, "prompt": {"en": "Aki may rethrow.", "ja": "-"},
@@ -64,8 +66,9 @@ def _apply(state, event):
         return replace(state, bids=bids, phase="throw" if len(bids) == len(names) else "bid",
                        events=state.events + (event_text(event),))
     if kind == "throw" and state.phase == "throw" and "seat" not in event:
-        dice = dice_from(event["dice"])
-        if sorted(d.colour for d in dice) != sorted(s.colour for s in state.seats):
+        dice = dice_from(event["dice"], sides=(6, 10))
+        wanted = [s.colour for s in state.seats] + ([state.seats[0].colour] if state.special else [])
+        if sorted(d.colour for d in dice) != sorted(wanted):
             raise IllegalEvent("one die per seat")
         return replace(state, table=dice, phase="rethrow", events=state.events + (event_text(event),))
     if kind == "again" and state.phase == "rethrow" and event.get("seat") == names[0]:
@@ -172,3 +175,27 @@ def test_dice_that_do_not_fit_give_a_prompt_naming_sides():
         {"colour": "red", "face": 3}, {"colour": "red", "face": 7, "sides": 10},
         {"colour": "blue", "face": 20, "sides": 20}]
     assert inputs.parse_dice("three reds") is None
+
+
+def test_dice_the_camera_cannot_read_are_typed_by_their_owner(panel_and_table, config):
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: TOY
+    assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "bid", {"n": 1})["ok"]
+    result = table.settled_roll(roll_of([("red", 2), ("blue", 5), ("green", 6)]))
+    assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki"]
+    assert "Aki: type your d10 on your seat page" in table.snapshot()["prompt"]["en"]
+    assert table.snapshot("Aki")["to_type"] == [{"colour": "red", "sides": 10}]
+    assert table.snapshot("Ben")["to_type"] == []
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    aki = f"/seat/{table.record.tokens['Aki']}"
+    assert 'id="form-faces"' in client.get(aki).get_data(as_text=True)
+    assert client.post(f"/seat/{table.record.tokens['Ben']}/faces", json={"faces": [3]}).status_code == 409
+    refused = client.post(f"{aki}/faces", json={"faces": [10]})
+    assert refused.status_code == 409 and "0 to 9" in refused.json["error"]["en"]
+    assert client.post(f"{aki}/faces", data={"face": "0"}).status_code == 302
+    assert table.store.events(table.record.id)[-1]["dice"] == [
+        {"colour": "red", "face": 2}, {"colour": "blue", "face": 5}, {"colour": "green", "face": 6},
+        {"colour": "red", "face": 0, "sides": 10}]
+    assert table.snapshot()["prompt"] is None and table.pending is None

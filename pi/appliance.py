@@ -25,10 +25,10 @@ from typing import Any, Callable
 
 log = logging.getLogger("dicetable")
 
-# Each open live page (server-sent events) holds one thread; 16 leave room for a table of
-# five seat phones, the status and host pages, a few spectators and the short requests
-# (pictures, actions). See pi/README.md.
-SERVER_THREADS = 16
+# Each open live page (server-sent events) holds one thread while it waits. The pages cap
+# the streams (SSE_PUBLIC_MAX + SSE_SEAT_MAX = 16; beyond that pages poll), so 24 threads
+# always leave 8 for pages, pictures and seat actions. See pi/README.md.
+SERVER_THREADS = 24
 
 
 def register(sub) -> None:

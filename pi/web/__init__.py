@@ -44,6 +44,10 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         # A live stream ends after this many seconds and the browser reconnects at once, so a
         # phone that vanished without closing its connection frees its thread. None = never.
         SSE_MAX_S=300.0,
+        # Live streams open at once (each holds a server thread): the status and host pages
+        # share one pool, the seats' own pages another; beyond them pages poll instead.
+        SSE_PUBLIC_MAX=8,
+        SSE_SEAT_MAX=8,
         PIN_ATTEMPTS=5,
         PIN_WINDOW_S=60.0,
     )

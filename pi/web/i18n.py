@@ -39,6 +39,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "秘密: 全員がロックするまで誰にも見えません。ロック後は変更できません。",
     },
     "send": {"en": "Send", "ja": "送信"},
+    "streams_full": {"en": "Every live-update slot is taken; this page updates every few seconds instead.",
+                     "ja": "ライブ更新の枠がいっぱいです。このページは数秒ごとに更新します。"},
     "type_faces": {"en": "Type the faces of your dice the camera cannot read (a d10 shows 0-9)",
                    "ja": "カメラが読めないダイスの目を入力（d10は0〜9）"},
     "yes": {"en": "yes", "ja": "はい"},

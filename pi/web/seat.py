@@ -4,6 +4,7 @@ choices included), see one's own secrets.
 GET  /seat/<token>          the page (a wrong or old token is a 404 that says to ask the
                             host for the seat's QR code, and tells nothing else)
 GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
+GET  /seat/<token>/live     the same once, for a page that polls
 POST /seat/<token>/act      one input of this seat: ``type`` and its fields (form or JSON)
 POST /seat/<token>/faces    the faces of this seat's dice the camera cannot read (d10, d20),
                             ``face`` once per die (form) or ``{"faces": [...]}``
@@ -52,7 +53,14 @@ def events(token: str):
             return None
         return table.snapshot(seat)
 
-    return sse_response(snapshot, lambda snap: render_seat_live(snap, seat, token))
+    return sse_response(snapshot, lambda snap: render_seat_live(snap, seat, token), pool="seat")
+
+
+@bp.get("/<token>/live")
+def live(token: str):
+    seat = _seat(token)
+    snap = table_of().snapshot(seat)
+    return jsonify({"version": snap["version"], "state": snap, "html": render_seat_live(snap, seat, token)})
 
 
 @bp.get("/<token>/state")

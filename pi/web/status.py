@@ -2,7 +2,9 @@
 
 GET /            the status page (game, round, scores, whose throw is due, last throw, log)
 GET /events      server-sent events: one ``data:`` line of JSON per change of the table
+                 (503 when every live slot is taken: the page then polls /api/live)
 GET /api/state   the public snapshot as JSON
+GET /api/live    the public snapshot and its rendered live region, for pages that poll
 GET /camera.jpg  the latest camera frame
 GET /roll.jpg    the last settled frame with every die's box and reading drawn
 POST /lang/<l>   the language switch (sets a cookie, back to the page it came from)
@@ -10,6 +12,7 @@ POST /lang/<l>   the language switch (sets a cookie, back to the page it came fr
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any, Callable
 
@@ -39,11 +42,49 @@ def api_state():
 
 @bp.get("/events")
 def events():
-    return sse_response(lambda: table_of().snapshot(), render_live)
+    return sse_response(lambda: table_of().snapshot(), render_live, pool="public")
+
+
+@bp.get("/api/live")
+def api_live():
+    snap = table_of().snapshot()
+    return jsonify({"version": snap["version"], "state": snap, "html": render_live(snap)})
+
+
+class StreamSlots:
+    """How many live streams may be open at once, per pool. Each open stream holds one of
+    waitress's threads while it waits, so the streams get fewer slots than there are
+    threads: pages, pictures and seat actions are always served. The seats' own streams
+    have a pool of their own, so spectators opening tabs never lock the players out."""
+
+    def __init__(self, limits: dict[str, int]) -> None:
+        self.limits = dict(limits)
+        self.open = {pool: 0 for pool in limits}
+        self._lock = threading.Lock()
+
+    def take(self, pool: str) -> bool:
+        with self._lock:
+            if self.open[pool] >= self.limits[pool]:
+                return False
+            self.open[pool] += 1
+            return True
+
+    def give_back(self, pool: str) -> None:
+        with self._lock:
+            self.open[pool] -= 1
+
+
+def stream_slots() -> StreamSlots:
+    app = current_app
+    slots = app.extensions.get("stream_slots")
+    if slots is None:
+        slots = app.extensions.setdefault("stream_slots", StreamSlots(
+            {"public": int(app.config["SSE_PUBLIC_MAX"]), "seat": int(app.config["SSE_SEAT_MAX"])}))
+    return slots
 
 
 def sse_response(snapshot: Callable[[], dict[str, Any] | None],
-                 render: Callable[[dict[str, Any]], str]) -> Response:
+                 render: Callable[[dict[str, Any]], str], pool: str) -> Response:
     """A server-sent event stream: the snapshot (and its rendered HTML) at once and after
     every change of the table; a keepalive comment when nothing happens for a while. The
     stream ends when ``snapshot`` returns None (the page has lost its right to it).
@@ -53,12 +94,24 @@ def sse_response(snapshot: Callable[[], dict[str, Any] | None],
     (with request lookahead) tells when the client has gone.
     """
     table = table_of()
+    slots = stream_slots()
+    if not slots.take(pool):
+        response = jsonify({"error": i18n.both("streams_full")})
+        response.status_code = 503
+        response.headers["Retry-After"] = "30"
+        return response
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
     check = min(keepalive, float(current_app.config["SSE_CHECK_S"]))
     max_s = current_app.config["SSE_MAX_S"]
     gone = request.environ.get("waitress.client_disconnected", lambda: False)
 
     def stream():
+        try:
+            yield from updates()
+        finally:
+            slots.give_back(pool)
+
+    def updates():
         started = last_write = time.monotonic()
         version = None
         last_sent = None

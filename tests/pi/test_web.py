@@ -345,3 +345,31 @@ def test_seat_links_use_the_lan_address_when_served_on_the_lan(monkeypatch):
     assert host.phone_root("http://127.0.0.1:8080/", "0.0.0.0") == "http://192.168.1.20:8080"
     assert host.phone_root("http://127.0.0.1:8080/", "127.0.0.1") == "http://127.0.0.1:8080"
     assert host.phone_root("http://dicetable.local:8080/", "0.0.0.0") == "http://dicetable.local:8080"
+
+
+def test_live_streams_are_capped_and_pages_poll_beyond_the_cap(table, config):
+    table.start_game("alea", SEATS3, {}, seed=5)
+    app = create_app(table, config, {"TESTING": True, "SSE_PUBLIC_MAX": 1, "SSE_SEAT_MAX": 1, "SSE_MAX_S": 10})
+    client = app.test_client()
+    first = client.get("/events", buffered=False)
+    try:
+        _events(first, 1)
+        full = client.get("/events")
+        assert full.status_code == 503 and full.headers["Retry-After"] and full.json["error"]["ja"]
+        polled = client.get("/api/live").json  # a page beyond the cap polls instead
+        assert polled["state"]["game"]["game"] == "alea" and "due-text" in polled["html"]
+        seat = client.get(f"/seat/{_token(table, 'Ben')}/events", buffered=False)  # the seats' own pool
+        try:
+            assert _events(seat, 1)[0]["state"]["view"]["mine"]["seat"] == "Ben"
+            assert client.get(f"/seat/{_token(table, 'Aki')}/events").status_code == 503
+            assert client.get(f"/seat/{_token(table, 'Aki')}/live").json["state"]["view"]["mine"]["seat"] == "Aki"
+        finally:
+            seat.close()
+        assert client.get("/seat/not-a-token/live").status_code == 404
+    finally:
+        first.close()
+    again = client.get("/events", buffered=False)  # a closed stream gives its slot back
+    try:
+        assert again.status_code == 200
+    finally:
+        again.close()

@@ -54,20 +54,36 @@
     }
   }
 
-  if (body.dataset.events && window.EventSource) {
+  function show(msg) {
+    var live = document.getElementById("live");
+    if (live && typeof msg.html === "string") { live.innerHTML = msg.html; }
+    update(msg.state);
+  }
+
+  // Live updates: a server-sent event stream. When the table has no stream slot left (503)
+  // or the stream fails, the page polls instead and tries the stream again now and then;
+  // a seat link that is no longer valid (404) reloads, so the page says why.
+  var polling = null;
+  function poll() {
+    fetch(body.dataset.poll, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
+      .then(function (response) {
+        if (response.status === 404) { window.location.reload(); return null; }
+        return response.ok ? response.json() : null;
+      })
+      .then(function (msg) { if (msg && String(msg.version) !== body.dataset.version) { show(msg); } }, function () {});
+  }
+  function listen() {
     var source = new EventSource(body.dataset.events);
-    source.onmessage = function (event) {
-      var msg = JSON.parse(event.data);
-      var live = document.getElementById("live");
-      if (live && typeof msg.html === "string") { live.innerHTML = msg.html; }
-      update(msg.state);
-    };
-    // The server refused the stream (a seat link from an earlier game): reload, so the
-    // page says why. While the table is merely unreachable the browser keeps retrying.
+    source.onopen = function () { if (polling) { clearInterval(polling); polling = null; } };
+    source.onmessage = function (event) { show(JSON.parse(event.data)); };
     source.onerror = function () {
-      if (source.readyState === EventSource.CLOSED) { setTimeout(function () { window.location.reload(); }, 2000); }
+      if (source.readyState !== EventSource.CLOSED) { return; }  // the browser retries by itself
+      if (!body.dataset.poll) { setTimeout(function () { window.location.reload(); }, 2000); return; }
+      if (!polling) { poll(); polling = setInterval(poll, 3000); }
+      setTimeout(listen, 60000);
     };
   }
+  if (body.dataset.events && window.EventSource) { listen(); }
 
   // Virtual seat buttons (demo): pressing and releasing drive the seat's mock pin, so a
   // hold locks exactly as on the real button. Each button's requests are sent one after

@@ -11,7 +11,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi import appliance, replay
+    from pi import appliance, loadtest, replay
     from vision import cli as vision_cli
 
     parser = argparse.ArgumentParser(
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     replay.register(sub)  # replay, odds
     vision_cli.register(sub)  # detect, evaluate, bench, calibrate
-    appliance.register(sub)  # demo, run
+    appliance.register(sub)  # demo, run, bench-table
+    loadtest.register(sub)  # loadtest
     return parser
 
 

@@ -151,7 +151,9 @@ def _start_demo(port: int, data_dir: str) -> tuple[subprocess.Popen, list[str]]:
             break
         if seats and _get("127.0.0.1", port, "/api/state")[0] == 200:
             break
-    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()  # keep the pipe drained
+    drain = threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True)  # keep the pipe drained
+    drain.start()
+    process.drain = drain  # type: ignore[attr-defined]
     return process, seats
 
 
@@ -185,6 +187,9 @@ def main(args: argparse.Namespace) -> int:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
+            process.drain.join(timeout=5)
+            process.stdout.close()
         if tmp is not None:
             tmp.cleanup()
 

@@ -332,6 +332,9 @@ def run_main(args: argparse.Namespace) -> int:
     appliance = _build_or_report(config, demo=False)
     if appliance is None:
         return 1
+    if config.host_pin is not None:
+        log.warning("the host PIN is kept in clear in the config; replace host_pin with the "
+                    "host_pin_hash line that `dicetable pin` prints")
     for note in appliance.notes:
         log.warning("%s", note)
     appliance.table.resume()
@@ -339,13 +342,14 @@ def run_main(args: argparse.Namespace) -> int:
     return _serve(appliance, config.web.host, config.web.port, open_browser=False)
 
 
-def _print_addresses(appliance: Appliance, host: str, port: int) -> None:
+def _print_addresses(appliance: Appliance, host: str, port: int, demo_pin: bool) -> None:
+    """The pages' addresses; the demo also prints its laptop PIN (`run` never prints a PIN)."""
     from pi.web.host import phone_root
 
     root = phone_root(f"http://127.0.0.1:{port}/", host) if host in ("0.0.0.0", "::") else f"http://{host}:{port}"
     lines = [f"dicetable is serving on {root}/  (Ctrl+C stops it)",
              f"  status page: {root}/",
-             f"  host page:   {root}/host   (PIN {appliance.config.host_pin})"]
+             f"  host page:   {root}/host" + (f"   (PIN {appliance.config.host_pin})" if demo_pin else "")]
     record = appliance.table.record
     if record is not None:
         for seat in record.seats:
@@ -376,7 +380,7 @@ def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> in
 
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
-    _print_addresses(appliance, host, server.effective_port)
+    _print_addresses(appliance, host, server.effective_port, demo_pin=appliance.app.config["DEMO"])
     if open_browser and _has_desktop():
         import webbrowser
 

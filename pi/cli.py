@@ -11,7 +11,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi import appliance, loadtest, replay
+    from pi import appliance, loadtest, pin, replay
     from vision import cli as vision_cli
 
     parser = argparse.ArgumentParser(
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     vision_cli.register(sub)  # detect, evaluate, bench, calibrate
     appliance.register(sub)  # demo, run, bench-table
     loadtest.register(sub)  # loadtest
+    pin.register(sub)  # pin
     return parser
 
 

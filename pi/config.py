@@ -78,8 +78,21 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     web: WebConfig = field(default_factory=WebConfig)
     data_dir: Path = field(default_factory=lambda: default_data_dir())
-    host_pin: str = "0000"
+    host_pin: str | None = "0000"  # a PIN kept in clear (the laptop default); None with a hash
     language: str = "ja"
+    host_pin_hash: str | None = None  # pi.pin's salted hash ("dicetable pin")
+
+    def check_pin(self, guess: Any) -> bool:
+        """Whether ``guess`` is the host PIN (constant-time)."""
+        import secrets as _secrets
+
+        from pi.pin import verify_pin
+
+        if not isinstance(guess, str):
+            return False
+        if self.host_pin_hash is not None:
+            return verify_pin(guess, self.host_pin_hash)
+        return self.host_pin is not None and _secrets.compare_digest(guess.encode(), self.host_pin.encode())
 
     def seat(self, name: str) -> SeatConfig:
         """The seat called `name` (KeyError if none)."""
@@ -146,7 +159,7 @@ def load(path: str | Path | None = None) -> Config:
 
 # --- validation --------------------------------------------------------------------------
 
-_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "language")
+_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "host_pin_hash", "language")
 _SEAT_KEYS = ("name", "colour", "button_pin", "led_pin")
 _CAMERA_KEYS = ("source", "device", "path", "width", "height", "fps", "focus",
                 "exposure_us", "awb_gains")
@@ -164,23 +177,38 @@ def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
         data_dir = _path(_str(raw["data_dir"], "data_dir", "a folder path"), base_dir)
     else:
         data_dir = default_data_dir()
-    if "host_pin" not in raw:
+    pin, pin_hash = None, None
+    if "host_pin_hash" in raw:
+        from pi.pin import HASH_RE
+
+        if "host_pin" in raw:
+            raise ConfigError("host_pin and host_pin_hash: keep only host_pin_hash (the PIN must not be in clear too)")
+        pin_hash = _str(raw["host_pin_hash"], "host_pin_hash", 'the line that "dicetable pin" prints')
+        if not HASH_RE.fullmatch(pin_hash):
+            raise ConfigError('host_pin_hash: not a PIN hash; run "dicetable pin" and paste the line it prints')
+    elif "host_pin" not in raw:
         raise ConfigError(
-            'host_pin: missing; set host_pin = "<4 to 8 digits>" (it protects the host page)'
+            'host_pin_hash: missing; run "dicetable pin" and paste the line it prints '
+            '(or set host_pin = "<4 to 8 digits>"; it protects the host page)'
         )
-    pin = raw["host_pin"]
-    if isinstance(pin, int) and not isinstance(pin, bool):
-        raise ConfigError(
-            f'host_pin: write the PIN as a quoted string, e.g. host_pin = "{pin:04d}"'
-        )
-    pin = _str(pin, "host_pin", 'a quoted string of 4 to 8 digits, e.g. "4821"')
-    if not re.fullmatch(r"[0-9]{4,8}", pin):
-        raise ConfigError(f'host_pin: "{pin}" is not 4 to 8 digits; use e.g. "4821"')
+    else:
+        pin = _clear_pin(raw["host_pin"])
     language = _str(raw.get("language", "ja"), "language", '"ja" or "en"')
     if language not in LANGUAGES:
         raise ConfigError(f'language: "{language}" is not known; use "ja" or "en"')
     return Config(seats=seats, camera=camera, web=web, data_dir=data_dir,
-                  host_pin=pin, language=language)
+                  host_pin=pin, host_pin_hash=pin_hash, language=language)
+
+
+def _clear_pin(pin: Any) -> str:
+    if isinstance(pin, int) and not isinstance(pin, bool):
+        raise ConfigError(
+            'host_pin: write the PIN as a quoted string of 4 to 8 digits, e.g. host_pin = "4821"'
+        )
+    pin = _str(pin, "host_pin", 'a quoted string of 4 to 8 digits, e.g. "4821"')
+    if not re.fullmatch(r"[0-9]{4,8}", pin):
+        raise ConfigError(f'host_pin: not 4 to 8 digits; use e.g. "4821"')
+    return pin
 
 
 def _check_keys(table: dict[str, Any], known: tuple[str, ...], prefix: str) -> None:

@@ -42,10 +42,13 @@ echo "== config in $CONF"
 install -d -m 0750 -o root -g dicetable "$CONF_DIR"
 if [ ! -e "$CONF" ]; then
     pin=$(python3 -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')
-    sed -e "s/^host_pin = .*/host_pin = \"$pin\"/" "$PREFIX/dicetable.example.toml" > "$CONF"
+    # Only the PIN's salted hash goes into the config; the PIN is shown once, here.
+    hash_line=$(echo "$pin" | "$PREFIX/.venv/bin/dicetable" pin)
+    grep -v '^host_pin = ' "$PREFIX/dicetable.example.toml" | sed -e "s|^# host_pin_hash = .*|$hash_line|" > "$CONF"
     chown root:dicetable "$CONF"
     chmod 0640 "$CONF"
-    echo "   new config written; the host PIN is $pin (change it in $CONF)"
+    echo "   new config written; the host PIN is $pin (note it now: the config keeps only its hash;"
+    echo "   to change it, run: dicetable pin, and replace the host_pin_hash line in $CONF)"
 else
     echo "   keeping the existing config"
 fi

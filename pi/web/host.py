@@ -157,7 +157,7 @@ def login():
         if len(tries) >= int(current_app.config["PIN_ATTEMPTS"]):
             return error_response(429, i18n.both("too_many_pins"))
     pin = (request.get_json(silent=True) or {}).get("pin") if request.is_json else request.form.get("pin")
-    if isinstance(pin, str) and secrets.compare_digest(pin.encode(), _config().host_pin.encode()):
+    if isinstance(pin, str) and _config().check_pin(pin):
         session.clear()
         session["host"] = True
         with _failures_lock:

@@ -100,15 +100,15 @@ def test_toml_syntax_error_names_the_line(tmp_path):
 
 
 def test_host_pin_is_required_in_a_file(tmp_path):
-    with pytest.raises(ConfigError, match=r"^.*host_pin: missing"):
+    with pytest.raises(ConfigError, match=r"^.*host_pin_hash: missing; run \"dicetable pin\""):
         config.load(write(tmp_path, GOOD.replace('host_pin = "4821"\n', "")))
 
 
 @pytest.mark.parametrize(
     ("old", "new", "pattern"),
     [
-        ('host_pin = "4821"', 'host_pin = "12"', r"host_pin: .* not 4 to 8 digits"),
-        ('host_pin = "4821"', 'host_pin = "12ab"', r"host_pin: .* not 4 to 8 digits"),
+        ('host_pin = "4821"', 'host_pin = "12"', r"host_pin: not 4 to 8 digits"),
+        ('host_pin = "4821"', 'host_pin = "12ab"', r"host_pin: not 4 to 8 digits"),
         ('host_pin = "4821"', "host_pin = 4821", r'host_pin: write the PIN as a quoted'),
         ('language = "en"', 'language = "fr"', r'language: "fr" is not known; use "ja" or "en"'),
         ('device = "/dev/video2"', "exposure_us = 200000",
@@ -203,3 +203,31 @@ def test_systemd_analyze_verify_accepts_the_unit(tmp_path):
     result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, timeout=60)
     complaints = [line for line in (result.stdout + result.stderr).splitlines() if "dicetable.service" in line]
     assert complaints == []
+
+
+def test_a_hashed_pin_opens_the_host_page_and_is_never_in_clear(tmp_path):
+    from pi.pin import hash_pin
+
+    line = hash_pin("2468")
+    assert "2468" not in line and line.startswith("pbkdf2_sha256$")
+    cfg = config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', f'host_pin_hash = "{line}"')))
+    assert cfg.host_pin is None and cfg.check_pin("2468") and not cfg.check_pin("2469")
+    assert not cfg.check_pin(2468)
+    with pytest.raises(ConfigError, match="keep only host_pin_hash"):
+        config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', f'host_pin = "4821"\nhost_pin_hash = "{line}"')))
+    with pytest.raises(ConfigError, match="not a PIN hash"):
+        config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', 'host_pin_hash = "2468"')))
+
+
+def test_dicetable_pin_prints_the_config_line(monkeypatch, capsys):
+    import io
+
+    from pi.cli import main
+    from pi.pin import verify_pin
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("1357\n"))
+    assert main(["pin"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith('host_pin_hash = "') and verify_pin("1357", out.split('"')[1])
+    monkeypatch.setattr("sys.stdin", io.StringIO("12\n"))
+    assert main(["pin"]) == 2 and "4 to 8 digits" in capsys.readouterr().err

@@ -33,11 +33,13 @@ def table_secret(config: Any) -> bytes:
         return secrets.token_bytes(32)
 
 
-def seat_token(secret: bytes, game_id: Any, seat: str) -> str:
-    """The private link token of ``seat`` in game ``game_id`` (22 URL-safe characters, 128 bits)."""
+def seat_token(secret: bytes, game_id: Any, seat: str, generation: int = 0) -> str:
+    """The private link token of ``seat`` in game ``game_id`` (22 URL-safe characters, 128
+    bits); ``generation`` counts the host's reissues (each makes new, unrelated tokens)."""
     import base64
     import hashlib
     import hmac
 
-    digest = hmac.new(secret, f"seat-link\0{game_id}\0{seat}".encode(), hashlib.sha256).digest()
+    suffix = f"\0{generation}" if generation else ""
+    digest = hmac.new(secret, f"seat-link\0{game_id}\0{seat}{suffix}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schema this code writes (PRAGMA user_version).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -54,7 +54,17 @@ CREATE TABLE rolls (
     source   TEXT    NOT NULL
 );
 CREATE INDEX rolls_by_game ON rolls (game_id, time);
+CREATE TABLE links (
+    game_id    INTEGER PRIMARY KEY REFERENCES games(id),
+    generation INTEGER NOT NULL  -- the seat links in use: 0 first, +1 per reissue
+);
 """
+
+#: What each schema version adds to the one before (a store of an older version is
+#: brought up to date when it is opened).
+_MIGRATIONS = {
+    2: "CREATE TABLE links (game_id INTEGER PRIMARY KEY REFERENCES games(id), generation INTEGER NOT NULL)",
+}
 
 
 class StoreError(RuntimeError):
@@ -155,6 +165,11 @@ class Store:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version < SCHEMA_VERSION:
+            with self._transaction():
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    db.execute(_MIGRATIONS[step])
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _transaction(self):
@@ -266,6 +281,23 @@ class Store:
             if self._undo_last(game_id) is None:
                 raise ValueError(f"game {game_id} has no event to replace")
             return self._append(game_id, text)
+
+    # --- seat links ----------------------------------------------------------------------
+
+    def link_generation(self, game_id: int) -> int:
+        """Which seat links of the game are valid: 0 at first, +1 per reissue."""
+        with self._lock:
+            row = self._db.execute("SELECT generation FROM links WHERE game_id = ?", (game_id,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def new_links(self, game_id: int) -> int:
+        """Make the game's seat links of the next generation the valid ones; returns it."""
+        with self._lock, self._transaction():
+            generation = self.link_generation(game_id) + 1
+            self._db.execute("INSERT INTO links (game_id, generation) VALUES (?, ?) "
+                             "ON CONFLICT (game_id) DO UPDATE SET generation = excluded.generation",
+                             (game_id, generation))
+        return generation
 
     # --- rolls ---------------------------------------------------------------------------
 

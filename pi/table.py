@@ -226,7 +226,20 @@ class Table:
         return out, None
 
     def _links(self, game_id: Any, seats: Sequence[Mapping[str, str]]) -> dict[str, str]:
-        return {s["name"]: seat_token(self.secret, game_id, s["name"]) for s in seats}
+        generation = self.store.link_generation(game_id)
+        return {s["name"]: seat_token(self.secret, game_id, s["name"], generation) for s in seats}
+
+    def reissue_links(self) -> Result:
+        """New seat links for the running game; the old ones stop working at once (an open
+        page of an old link says to scan the new QR code)."""
+        with self._lock:
+            if self.record is None:
+                return no_game()
+            self.store.new_links(self.record.id)
+            self.record.tokens = self._links(self.record.id, self.record.seats)
+        log.info("seat links of game %s reissued", self.record.id)
+        self.publish()
+        return ok()
 
     # ------------------------------------------------------------------ game lifecycle
 

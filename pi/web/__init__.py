@@ -11,7 +11,7 @@ import logging
 import secrets
 from typing import Any
 
-from flask import Flask, g, jsonify, render_template, request
+from flask import Flask, g, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
 from pi.words import colour_ja
@@ -50,6 +50,10 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         SSE_SEAT_MAX=8,
         PIN_ATTEMPTS=5,
         PIN_WINDOW_S=60.0,
+        # Wrong PINs from one address within an hour that lock it out for PIN_LOCKOUT_S.
+        PIN_LOCKOUT_AFTER=10,
+        PIN_LOCKOUT_S=900.0,
+        CSRF=True,
     )
     if test_config:
         app.config.update(test_config)
@@ -68,6 +72,23 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         app.register_blueprint(demo.bp)
 
     @app.before_request
+    def _csrf():
+        """State-changing requests carry the session's token (a form field or the
+        X-CSRF-Token header); seat pages are reached through their secret link instead."""
+        if request.method != "POST" or not app.config["CSRF"]:
+            return None
+        endpoint = request.endpoint or ""
+        if endpoint.startswith("seat.") or endpoint in ("status.switch_language", "static"):
+            return None
+        if endpoint.startswith("host.") and endpoint != "host.login" and not session.get("host"):
+            return None  # refused anyway: the page says to log in first
+        expected = session.get("csrf")
+        given = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
+        if not expected or not secrets.compare_digest(str(given), str(expected)):
+            return error_response(403, i18n.both("csrf_failed"))
+        return None
+
+    @app.before_request
     def _language() -> None:
         g.lang = i18n.choose_language(
             request.cookies.get("lang"), request.accept_languages, getattr(config, "language", "en")
@@ -83,6 +104,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             "demo": app.config["DEMO"],
             "grammar": _grammar(lang),
             "colour_name": lambda colour: colour_ja(colour) if lang == "ja" else colour,
+            "csrf_token": csrf_token,
         }
 
     @app.errorhandler(HTTPException)
@@ -95,6 +117,13 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         return error_response(500)
 
     return app
+
+
+def csrf_token() -> str:
+    """This browser's token for state-changing requests (kept in its signed session)."""
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
 
 
 def _grammar(lang: str) -> list[str]:

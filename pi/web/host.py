@@ -7,6 +7,7 @@ POST /host/login           ``pin``; wrong PINs are counted per address and refus
                            while after ``PIN_ATTEMPTS`` in ``PIN_WINDOW_S`` seconds (429)
 POST /host/logout
 POST /host/start           game, seats (checkboxes + name/colour), options (JSON), seed
+POST /host/links           new seat links for the running game (the old links stop working)
 POST /host/act             one input the game waits for: ``type`` and its fields (form or JSON)
 POST /host/throw           typed dice for the throw due (camera down or misread)
 POST /host/correct         replace the dice of the last accepted throw
@@ -17,6 +18,7 @@ Every action answers JSON to JSON callers, else redirects back to the host page.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import threading
 import time
@@ -31,6 +33,7 @@ from pi import inputs
 from pi.web import error_response, i18n, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
+log = logging.getLogger(__name__)
 
 _failures_lock = threading.Lock()
 
@@ -147,28 +150,44 @@ def _qr_svg(url: str) -> str:
 
 @bp.post("/login")
 def login():
+    """The PIN check: per address, ``PIN_ATTEMPTS`` wrong PINs in ``PIN_WINDOW_S`` wait out
+    the window (429), and ``PIN_LOCKOUT_AFTER`` wrong PINs within an hour lock the address
+    out for ``PIN_LOCKOUT_S``. Nothing of the PIN is logged."""
     address = request.remote_addr or "?"
     now = time.monotonic()
-    window = float(current_app.config["PIN_WINDOW_S"])
+    config = current_app.config
     with _failures_lock:
         tries = _failures()[address]
-        while tries and now - tries[0] > window:
+        while tries and now - tries[0] > 3600.0:
             tries.popleft()
-        if len(tries) >= int(current_app.config["PIN_ATTEMPTS"]):
+        if len(tries) >= int(config["PIN_LOCKOUT_AFTER"]) and now - tries[-1] < float(config["PIN_LOCKOUT_S"]):
+            return error_response(429, i18n.both("locked_out"))
+        recent = sum(1 for t in tries if now - t <= float(config["PIN_WINDOW_S"]))
+        if recent >= int(config["PIN_ATTEMPTS"]):
             return error_response(429, i18n.both("too_many_pins"))
     pin = (request.get_json(silent=True) or {}).get("pin") if request.is_json else request.form.get("pin")
     if isinstance(pin, str) and _config().check_pin(pin):
+        csrf = session.get("csrf")
         session.clear()
         session["host"] = True
+        if csrf:
+            session["csrf"] = csrf
         with _failures_lock:
             _failures().pop(address, None)
         return jsonify({"ok": True}) if wants_json() else redirect(url_for("host.page"))
     with _failures_lock:
         _failures()[address].append(now)
+    log.warning("wrong host PIN from %s", address)
     message = i18n.both("wrong_pin")
     if wants_json():
         return jsonify({"ok": False, "error": message}), 403
     return render_template("host_login.html", error=message), 403
+
+
+@bp.post("/links")
+@host_required
+def reissue_links():
+    return _done(table_of().reissue_links())
 
 
 @bp.post("/logout")

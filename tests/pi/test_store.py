@@ -216,3 +216,20 @@ def test_threads_share_one_store(store):
         t.join()
     assert sorted(seqs) == list(range(1, 81))
     assert len(store.events(gid)) == 80
+
+
+def test_a_store_of_the_first_schema_is_brought_up_to_date(tmp_path):
+    import sqlite3
+
+    from pi import store as store_module
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    first = store_module._SCHEMA.split("CREATE TABLE links")[0]
+    db.executescript(first + "PRAGMA user_version = 1;")
+    db.execute("INSERT INTO games (game, seats, options, seed, started) VALUES ('alea', '[]', '{}', 1, 0)")
+    db.commit()
+    db.close()
+    with Store(path) as s:
+        assert s.link_generation(1) == 0 and s.new_links(1) == 1 and s.new_links(1) == 2
+        assert s._db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION

@@ -25,7 +25,15 @@ def _token(table, seat):
     return table.record.tokens[seat]
 
 
+def _csrf(client):
+    """Send this browser's CSRF token with every later request, as the pages do."""
+    client.get("/")
+    with client.session_transaction() as session:
+        client.environ_base["HTTP_X_CSRF_TOKEN"] = session["csrf"]
+
+
 def _login(client, pin="4821"):
+    _csrf(client)
     return client.post("/host/login", data={"pin": pin})
 
 
@@ -274,6 +282,8 @@ def test_demo_buttons_press_the_mock_pins(panel_and_table, config, clock):
     table.start_game("alea", SEATS3, {}, seed=1)
     client = create_app(table, config, {"TESTING": True, "DEMO": True}).test_client()
     assert 'id="virtual-buttons"' in client.get("/").get_data(as_text=True)
+    assert client.post("/demo/press/Aki").status_code == 403  # no CSRF token
+    _csrf(client)
     for _ in range(2):
         assert client.post("/demo/press/Aki").json == {"ok": True}
         clock.advance(0.1)
@@ -292,6 +302,7 @@ def test_demo_buttons_press_the_mock_pins(panel_and_table, config, clock):
 
 
 def test_demo_routes_exist_only_in_demo_mode(client):
+    _csrf(client)
     assert client.post("/demo/throw").status_code == 404
 
 
@@ -373,3 +384,41 @@ def test_live_streams_are_capped_and_pages_poll_beyond_the_cap(table, config):
         assert again.status_code == 200
     finally:
         again.close()
+
+
+def test_host_actions_need_the_csrf_token_of_the_session(client, table):
+    _login(client)
+    token = client.environ_base.pop("HTTP_X_CSRF_TOKEN")
+    events = len(table.store.events(table.record.id))
+    forged = client.post("/host/undo", headers={"Accept-Language": "en"})
+    assert forged.status_code == 403 and "reload the page" in forged.get_data(as_text=True)
+    assert client.post("/host/end", json={}, headers={"X-CSRF-Token": "guess"}).status_code == 403
+    assert table.record is not None and len(table.store.events(table.record.id)) == events
+    page = client.get("/host").get_data(as_text=True)
+    assert f'name="csrf" value="{token}"' in page  # every form of the page carries it
+    assert client.post("/host/end", data={"csrf": token}).status_code == 302 and table.record is None
+
+
+def test_repeated_wrong_pins_lock_the_address_out(table, config):
+    app = create_app(table, config, {"TESTING": True, "PIN_WINDOW_S": 0.0, "PIN_LOCKOUT_AFTER": 3})
+    client = app.test_client()
+    _csrf(client)
+    for _ in range(3):
+        assert client.post("/host/login", data={"pin": "0000"}).status_code == 403
+    locked = client.post("/host/login", data={"pin": "4821"}, headers={"Accept-Language": "en"})
+    assert locked.status_code == 429 and "locked for 15 minutes" in locked.get_data(as_text=True)
+
+
+def test_reissued_seat_links_replace_the_old_ones(client, table, store):
+    old = _token(table, "Ben")
+    _login(client)
+    assert client.post("/host/links", json={}).json == {"ok": True}
+    new = _token(table, "Ben")
+    assert new != old
+    assert client.get(f"/seat/{old}").status_code == 404
+    assert client.post(f"/seat/{old}/act", json={"type": "declare", "value": 1}).status_code == 404
+    assert client.get(f"/seat/{new}").status_code == 200
+    from pi.table import Table
+
+    again = Table(table.config, store)  # after a restart the new links stay the valid ones
+    assert again.resume() and again.record.tokens["Ben"] == new

@@ -17,8 +17,11 @@
     showError.timer = setTimeout(function () { notice.hidden = true; }, 6000);
   }
 
+  var csrfMeta = document.querySelector("meta[name=csrf]");
+  var csrf = csrfMeta ? csrfMeta.content : "";
+
   function post(url) {
-    return fetch(url, { method: "POST", headers: { "Accept": "application/json" }, credentials: "same-origin" })
+    return fetch(url, { method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrf }, credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) {
           return response.json().then(function (body) { showError(body.error); }, function () {});

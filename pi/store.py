@@ -111,7 +111,7 @@ class Store:
     """SQLite event store at `path` (created with its folder when missing; ":memory:"
     for a throwaway store)."""
 
-    def __init__(self, path: str | Path, *, clock=_time.time) -> None:
+    def __init__(self, path: str | Path, *, clock=_time.time, busy_timeout: float = 10.0) -> None:
         self.path = path if str(path) == ":memory:" else Path(path)
         self._clock = clock
         self._lock = threading.RLock()
@@ -123,7 +123,7 @@ class Store:
                                  "set data_dir in the config to a writable folder") from None
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False,
-                                       isolation_level=None, timeout=10.0)
+                                       isolation_level=None, timeout=busy_timeout)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the event store {self.path} ({exc}); "
                              "check the data_dir in the config and its permissions") from None
@@ -362,8 +362,18 @@ class _Transaction:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                self._rollback()
+                raise
         else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        # SQLite has already rolled back after some errors (a full disk): the original
+        # error is the one to report, not "no transaction is active".
+        if self._db.in_transaction:
             self._db.execute("ROLLBACK")
 
 

@@ -133,6 +133,8 @@ class State:
     throws: tuple[tuple[Die, ...] | None, ...] = ()  # each seat's latest throw
     pyramids: tuple[tuple[tuple[Die | None, ...], ...] | None, ...] = ()  # each seat's latest pyramid
     points: tuple[int | None, ...] = ()  # each seat's points for its latest pyramid
+    complete: tuple[bool, ...] = ()  # each seat's latest pyramid is complete
+    fuji: tuple[bool, ...] = ()  # each seat's latest pyramid is a Fuji
     round_scores: tuple[int, ...] | None = None  # the latest round every seat built
     order: tuple[int, ...] = ()  # exchange order this round
     turn: int = 0  # index into order
@@ -193,6 +195,8 @@ def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] 
         throws=(None,) * n,
         pyramids=(None,) * n,
         points=(None,) * n,
+        complete=(False,) * n,
+        fuji=(False,) * n,
     )
     how = "solo game (ちりが積もるまで)" if mode == "solo" else f"garden game (箱庭) for {n}"
     how_ja = "ソロ（ちりが積もるまで）" if mode == "solo" else f"箱庭 {n}人"
@@ -438,6 +442,8 @@ def _throw(state: State, i: int, event: Mapping[str, Any]) -> State:
         throws=_set(state.throws, i, dice),
         pyramids=_set(state.pyramids, i, None),
         points=_set(state.points, i, None),
+        complete=_set(state.complete, i, False),
+        fuji=_set(state.fuji, i, False),
     )
     return _say(state, f"{name} threw {_dice_text(dice)}", f"{name}が{_dice_text(dice)}を振った")
 
@@ -468,6 +474,8 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
         stage=_set(state.stage, i, BUILT),
         pyramids=_set(state.pyramids, i, rows),
         points=_set(state.points, i, points),
+        complete=_set(state.complete, i, scored["complete"]),
+        fuji=_set(state.fuji, i, scored["fuji"]),
     )
     state = _say(state, *_build_text(name, scored))
     if state.mode == "solo":
@@ -500,13 +508,13 @@ def _garden_scored(state: State) -> State:
     state = replace(state, round_scores=points)
     listing = ", ".join(f"{n} {p}" for n, p in zip(names, points))
     state = _say(state, f"Round {state.round} scores: {listing}", f"ラウンド{state.round}の得点: {listing}")
-    fuji = tuple(i for i, rows in enumerate(state.pyramids) if rows is not None and score_pyramid(rows)["fuji"])
+    fuji = tuple(i for i, is_fuji in enumerate(state.fuji) if is_fuji)
     if fuji:
         who = " and ".join(names[i] for i in fuji)
         state = _say(state, f"Fuji! {who} win{'s' if len(fuji) == 1 else ''} at once",
                      f"富士! {'と'.join(names[i] for i in fuji)}の勝利")
         return replace(state, phase="over", winners=fuji, ended_by="fuji")
-    complete = [i for i, rows in enumerate(state.pyramids) if rows is not None and all(d is not None for row in rows for d in row)]
+    complete = [i for i, done in enumerate(state.complete) if done]
 
     def key(i: int) -> tuple:
         clear = _clear_rows(state.pyramids[i])  # type: ignore[arg-type]

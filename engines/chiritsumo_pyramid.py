@@ -137,6 +137,8 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     Each row is a list of dice (``["red", 4]``, ``{"colour": "red", "face": 4}`` or a
     ``Die``) and ``null`` for empty places. Raises ``IllegalEvent`` naming what is wrong.
     """
+    if _parsed(raw):
+        return raw
     if not isinstance(raw, (list, tuple)) or len(raw) != 4:
         got = f"{len(raw)} rows" if isinstance(raw, (list, tuple)) else repr(raw)
         raise IllegalEvent(
@@ -152,6 +154,19 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
             )
         rows.append(tuple(_die(item, f"row {r + 1} place {i + 1}") for i, item in enumerate(row)))
     return tuple(rows)
+
+
+def _parsed(raw: Any) -> bool:
+    """Whether ``raw`` is already rows as ``rows_from`` returns them (tuples of Die/None)."""
+    if type(raw) is not tuple or len(raw) != 4:
+        return False
+    for row, size in zip(raw, ROW_SIZES):
+        if type(row) is not tuple or len(row) != size:
+            return False
+        for d in row:
+            if d is not None and type(d) is not Die:
+                return False
+    return True
 
 
 def rows_json(rows: Sequence[Sequence[Die | None]]) -> list[list[list[Any] | None]]:

@@ -180,22 +180,35 @@ def build(
     def on_lock(seat: str, value: int) -> None:
         holder["table"].buttons.on_lock(seat, value)
 
-    panel = None
+    panel, buttons_down = None, None
     if pin_factory is not None or not demo:
         from hardware.panel import SeatPanel
 
         kwargs: dict[str, Any] = {"animate": animate}
         if panel_clock is not None:
             kwargs["clock"] = panel_clock
-        panel = SeatPanel(config.seats, pin_factory, on_lock, **kwargs)
+        try:
+            panel = SeatPanel(config.seats, pin_factory, on_lock, **kwargs)
+        except Exception as exc:  # no GPIO chip, pins taken, no permission: phones still work
+            log.error("the seat buttons are not available (%s); the game goes on with the phones", exc)
+            notes.append(f"seat buttons unavailable: {exc}")
+            panel = None
+            buttons_down = str(exc)
+        else:
+            buttons_down = None
     table = Table(config, store, panel=panel, camera=camera, detector=detector, settler=settler,
                   synthetic=synthetic, frame_interval=1.0 / config.camera.fps)
     holder["table"] = table
+    if buttons_down is not None:
+        table.add_warning({
+            "en": f"The seat buttons are not available ({buttons_down}): choose on the seat pages.",
+            "ja": f"席ボタンが使えません（{buttons_down}）。各席のページで選んでください。",
+        })
     if detector is None and camera is not None:
-        table.warning = {
+        table.add_warning({
             "en": "The dice model is missing (models/*.onnx): the demo applies thrown dice as typed dice.",
             "ja": "ダイスのモデル（models/*.onnx）がありません。振ったダイスは入力として扱います。",
-        }
+        })
     app_config = {"DEMO": demo, **(test_config or {})}
     app = create_app(table, config, app_config)
     appliance = Appliance(config, store, table, app, panel, synthetic, notes)

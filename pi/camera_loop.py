@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 # How often the camera thread reads a frame, and how often it re-encodes the live JPEG.
 FRAME_INTERVAL_S = 0.1
 JPEG_INTERVAL_S = 0.2
+# A camera that has not answered for this long while the loop runs is reported as stalled.
+STALL_S = 5.0
 # Mean grey-level change (0-255) of a 80x60 copy of the frame above which the table moves.
 MOTION_THRESHOLD = 1.5
 
@@ -51,6 +53,20 @@ class CameraLoop:
         self._reset = False
         self._still = False  # the settler reported the layout and nothing has moved since
         self._previous_small: Any = None
+        self._asked_at: float | None = None  # when the running read() was called
+
+    def health(self) -> dict[str, Any]:
+        """The camera's status for the pages, including a read that hangs (a camera that
+        neither answers nor fails: the loop cannot see it, so the pages are told here)."""
+        asked = self._asked_at
+        if self._thread is not None and asked is not None and self.clock() - asked >= STALL_S:
+            waited = self.clock() - asked
+            return {"ok": False, "message": {
+                "en": f"The camera has not answered for {waited:.0f} s. Check its cable; type the dice on the "
+                      "host page meanwhile.",
+                "ja": f"カメラが{waited:.0f}秒応答していません。ケーブルを確認してください。その間はホスト画面でダイスを入力してください。",
+            }}
+        return dict(self.status)
 
     @property
     def latest_frame(self) -> Any:
@@ -78,7 +94,7 @@ class CameraLoop:
         from vision.camera import CameraError
 
         while not self._stop.is_set():
-            started = self.clock()
+            started = self._asked_at = self.clock()
             try:
                 frame = self.camera.read()
             except CameraError as exc:  # a bare source; RetryingCamera returns None instead
@@ -88,6 +104,8 @@ class CameraLoop:
                 frame, reason = None, str(exc)
             else:
                 reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
+            finally:
+                self._asked_at = None
             if frame is None:
                 self._set_status(False, str(reason or "no frame"))
                 self._stop.wait(self.frame_interval)

@@ -163,7 +163,16 @@ class Table:
             return self.version
 
     def warn(self, message: dict[str, str]) -> None:
+        """Show ``message`` on the pages until the next one."""
         with self._lock:
+            self.warning = message
+        self.publish()
+
+    def add_warning(self, message: dict[str, str]) -> None:
+        """Add ``message`` to what the pages say is degraded (kept beside earlier ones)."""
+        with self._lock:
+            if self.warning:
+                message = {k: f"{self.warning[k]} / {message[k]}" for k in ("en", "ja")}
             self.warning = message
         self.publish()
 
@@ -599,7 +608,7 @@ class Table:
                 + ("|faces" if seat is not None and (self.pending or {}).get("missing", {}).get(seat) else ""),
                 "secret_open": any(i.get("secret") for i in public),
                 "over": expects is not None and not public,
-                "camera": dict(self.camera.status),
+                "camera": self.camera.health(),
                 "last_roll": [d.as_dict() for d in self.last_roll] if self.last_roll is not None else None,
                 "prompt": self.prompt,
                 "demo_pending": self.demo.pending,

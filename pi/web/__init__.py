@@ -54,6 +54,8 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         PIN_LOCKOUT_AFTER=10,
         PIN_LOCKOUT_S=900.0,
         CSRF=True,
+        # No request of the pages is bigger (a typed throw, a form); larger ones get a 413.
+        MAX_CONTENT_LENGTH=64 * 1024,
     )
     if test_config:
         app.config.update(test_config)

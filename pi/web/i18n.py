@@ -138,6 +138,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "error_403": {"en": "You may not open this page.", "ja": "このページは開けません。"},
     "error_404": {"en": "There is no such page.", "ja": "そのページはありません。"},
     "error_405": {"en": "This page does not take that kind of request.", "ja": "この操作はできません。"},
+    "error_413": {"en": "The request is too large.", "ja": "リクエストが大きすぎます。"},
     "error_429": {"en": "Too many attempts; wait a minute.", "ja": "試行が多すぎます。1分待ってください。"},
     "error_500": {
         "en": "The table hit an internal error; it is logged. Reload the page.",

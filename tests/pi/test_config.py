@@ -205,6 +205,17 @@ def test_systemd_analyze_verify_accepts_the_unit(tmp_path):
     assert complaints == []
 
 
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_units_exposure_is_at_most_3(tmp_path):
+    import re
+
+    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(REPO / "systemd" / "dicetable.service")],
+                            capture_output=True, text=True, timeout=60)
+    found = re.search(r"Overall exposure level for dicetable.service: ([0-9.]+)", result.stdout)
+    assert found, result.stdout[-500:] + result.stderr[-500:]
+    assert float(found.group(1)) <= 3.0
+
+
 def test_a_hashed_pin_opens_the_host_page_and_is_never_in_clear(tmp_path):
     from pi.pin import hash_pin
 

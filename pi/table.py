@@ -210,7 +210,7 @@ class Table:
             if self.record is None or not token:
                 return None
             for seat, known in self.record.tokens.items():
-                if secrets.compare_digest(known, token):
+                if secrets.compare_digest(known.encode(), token.encode()):
                     return seat
         return None
 

@@ -86,7 +86,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             return None  # refused anyway: the page says to log in first
         expected = session.get("csrf")
         given = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
-        if not expected or not secrets.compare_digest(str(given), str(expected)):
+        if not expected or not secrets.compare_digest(str(given).encode(), str(expected).encode()):
             return error_response(403, i18n.both("csrf_failed"))
         return None
 

@@ -26,6 +26,7 @@ finds the highest-scoring legal pyramid for up to 10 dice by an exact branch and
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -313,6 +314,39 @@ _OPEN = tuple(
 _TRI = tuple(n * (n + 1) // 2 for n in range(20))
 
 
+def _pattern_shapes() -> tuple[tuple[tuple[int, int, int], ...], ...]:
+    """For t = 0..10 dice of one colour: the (mountains, rivers, wings) counts that t places
+    can hold together, keeping only those no other count beats in every kind."""
+    found: list[set[tuple[int, int, int]]] = [set() for _ in range(len(PLACES) + 1)]
+    for mask in range(1 << len(PLACES)):
+        held = [0, 0, 0]
+        for kind, ps in PATTERNS:
+            if all(mask >> x & 1 for x in ps):
+                held[_KINDS.index(kind)] += 1
+        found[bin(mask).count("1")].add((held[0], held[1], held[2]))
+    out = []
+    for counts in found:
+        best = {c for c in counts if not any(o != c and all(o[k] >= c[k] for k in range(3)) for o in counts)}
+        out.append(tuple(sorted(best)))
+    return tuple(out)
+
+
+#: ``_SHAPES[t]``: the best (mountains, rivers, wings) that t same-colour dice can form.
+_SHAPES = _pattern_shapes()
+
+
+def _points_cap(per_colour: Iterable[int]) -> int:
+    """The most pattern points dice of these colour counts could ever score (Fuji aside)."""
+    best = 0
+    options = [_SHAPES[min(t, len(PLACES))] for t in per_colour]
+    for combo in itertools.product(*options):
+        m = sum(c[0] for c in combo)
+        r = sum(c[1] for c in combo)
+        w = sum(c[2] for c in combo)
+        best = max(best, _TRI[min(m, 6)] + _TRI[min(r, 9)] + _WING_SCALE[min(w, 3)])
+    return best
+
+
 def _can_complete(faces: Sequence[int]) -> bool:
     """Whether these faces (colours aside) can fill all 10 places legally.
 
@@ -355,10 +389,12 @@ def _as_die(item: Any) -> Die:
 def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...], int, list[dict[str, Any]]]:
     """The highest-scoring legal pyramid of up to 10 dice: ``(rows, total, patterns)``.
 
-    Exact: a depth-first search over the places (bottom row first) that tries every die
-    kind or an empty place at each, pruned by an upper bound (patterns still possible,
-    the bonus of a complete pyramid capped by the best apex its faces allow, Fuji) and by
-    the mirror symmetry of the pyramid. ``dice`` are ``Die`` values or ``[colour, face]``.
+    Exact: two depth-first searches over the places (bottom row first), each pruned by
+    an upper bound and by the mirror symmetry of the pyramid. The first tries only
+    complete pyramids (every die kind at each place; the bound counts the patterns still
+    possible, the bonus and Fuji); the second, which only has to beat the first, tries
+    incomplete ones (every die kind or an empty place; patterns only, no bonus).
+    ``dice`` are ``Die`` values or ``[colour, face]`` pairs.
     """
     items = [_as_die(d) for d in dice]
     if len(items) > _MAX_DICE:
@@ -372,13 +408,16 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     faces = [d.face for d in items]
     apex_cap = min(faces) if _can_complete(faces) else None
     clear_total = sum(n for (c, _), n in kinds if c == CLEAR)
+    per_colour = Counter(d.colour for d in items if d.colour != CLEAR)
+    cap_points = _points_cap(per_colour.values())
 
     n = len(PLACES)
     colour: list[str | None] = [None] * n
     face = [0] * n
     placed = [False] * n
     counts = [0, 0, 0]
-    state = {"best": -1, "cells": [None] * n, "dice_left": len(items), "min_face": 7, "clear_left": clear_total}
+    state = {"best": -1, "cells": [None] * n, "dice_left": len(items), "min_face": 7, "clear_left": clear_total,
+             "complete": True}
 
     def bound(p: int) -> int:
         dead = [False] * n  # undecided places that must stay empty (a support is empty)
@@ -411,11 +450,10 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
                         possible[kind] += 1
         total = (_TRI[counts[0] + possible[0]] + _TRI[counts[1] + possible[1]]
                  + _WING_SCALE[min(3, counts[2] + possible[2])])
-        if apex_cap is None or any_dead or state["dice_left"] < n - p:
+        if total > cap_points:
+            total = cap_points
+        if not state["complete"]:
             return total
-        for q in range(p):
-            if not placed[q]:
-                return total
         total += BONUS_PER_PIP * min(apex_cap, state["min_face"])
         if state["clear_left"]:
             seen = []
@@ -429,6 +467,8 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
         return total
 
     def finish() -> None:
+        if placed[APEX] != state["complete"]:
+            return  # a complete pyramid found by the second search: the first has seen it
         total = _TRI[counts[0]] + _TRI[counts[1]] + _WING_SCALE[counts[2]]
         if placed[APEX]:
             total += BONUS_PER_PIP * face[APEX]
@@ -481,9 +521,13 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
                 state["min_face"] = old_min
                 placed[p] = False
                 left[k] += 1
-        colour[p] = None
-        rec(p + 1)
+        if not state["complete"]:
+            colour[p] = None
+            rec(p + 1)
 
+    if apex_cap is not None:
+        rec(0)
+    state["complete"] = False
     rec(0)
     cells = state["cells"]
     rows = tuple(tuple(cells[_INDEX[(r, i)]] for i in range(ROW_SIZES[r])) for r in range(4))

@@ -770,6 +770,31 @@ def test_best_pyramid_matches_an_exhaustive_search_on_ten_dice(text):
     assert best_pyramid(items)[1] == exhaustive(items)
 
 
+def test_no_random_legal_layout_beats_the_best_pyramid():
+    rng = random.Random(3)
+    for _ in range(40):
+        base = rng.randint(1, 5)
+        items = [Die(c, base + rng.randint(0, 1) if rng.random() < 0.7 else rng.randint(1, 6))
+                 for c in ["clear"] + ["yellow", "red", "blue"] * 3]
+        _, total, _ = best_pyramid(items)
+        for _ in range(30):
+            left = rng.sample(items, len(items))
+            cells: list = [None] * 10
+            for p, (r, i) in enumerate(PLACES):
+                for d in left:
+                    ok = i == 0 or cells[p - 1] is None or abs(cells[p - 1].face - d.face) <= 1
+                    if r:
+                        a, b = PLACES.index((r - 1, i)), PLACES.index((r - 1, i + 1))
+                        ok = ok and cells[a] is not None and cells[b] is not None and d.face <= min(cells[a].face, cells[b].face)
+                    if ok:
+                        cells[p] = d
+                        left.remove(d)
+                        break
+            rows = [[cells[k] for k, (r, _) in enumerate(PLACES) if r == row] for row in range(4)]
+            assert check_layout(rows) == []
+            assert score_pyramid(rows)["total"] <= total
+
+
 def test_best_pyramid_finds_fuji_and_is_fast_on_hard_sets(monkeypatch):
     import time
 

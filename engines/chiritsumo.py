@@ -50,6 +50,7 @@ Decisions where RULES.md and SCRIPTS.md are silent (following the original text)
 """
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -280,7 +281,7 @@ def expects(state: State) -> dict[str, Any]:
                     "振ったダイスでピラミッドを下段の4個から積み、カメラの下に並べてください。置けないダイスは残せます。",
                 ),
                 "fields": [{"name": "rows", "kind": "json", "label": text("Pyramid rows, bottom first", "ピラミッドの段（下から）"),
-                            "example": ROW_EXAMPLE}],
+                            "example": json.loads(json.dumps(ROW_EXAMPLE))}],
             })
     elif state.phase == "exchange":
         i = state.order[state.turn]
@@ -688,7 +689,7 @@ def _pyramid_view(state: State, i: int) -> dict[str, Any]:
             rows=rows_json(rows), patterns=scored["patterns"], bonus=scored["bonus"],
             complete=scored["complete"], fuji=scored["fuji"], counts=scored["counts"],
             unplaced=[[c, f] for (c, f), n in sorted(left.items()) for _ in range(n)],
-            best={"rows": rows_json(best_rows), "total": best_total, "patterns": best_patterns},
+            best={"rows": rows_json(best_rows), "total": best_total, "patterns": copy.deepcopy(best_patterns)},
         )
     return out
 

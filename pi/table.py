@@ -23,6 +23,8 @@ The other jobs live beside it: ``pi.buttons`` (seat buttons and LEDs), ``pi.came
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 import secrets
@@ -595,9 +597,10 @@ class Table:
             view = self.engine.view(self.state, seat) if self.state is not None else None
             expects = self.engine.expects(self.state) if self.state is not None else None
             public = [dict(i, seats=[]) if i.get("secret") else i for i in inputs.inputs(expects)]
-            mine = inputs.for_seat(expects, seat) if seat is not None else []
+            # A seat's own secret input names only that seat, never who else still chooses.
+            mine = [dict(i, seats=[seat]) if i.get("secret") else i
+                    for i in inputs.for_seat(expects, seat)] if seat is not None else []
             snap: dict[str, Any] = {
-                "version": self.version,
                 "game": self.record.public() if self.record else None,
                 "title": title(self.engine, self.record.game) if self.record else None,
                 "view": view,
@@ -618,6 +621,9 @@ class Table:
                 "seats": self.page_seats(),
             }
         snap["leds"] = self.buttons.leds(seat)
+        # The version a page sees changes only when what it shows changes: a counter would
+        # tell an observer that something happened (a seat locking its secret choice).
+        snap["version"] = hashlib.sha256(json.dumps(snap, sort_keys=True, default=str).encode()).hexdigest()[:16]
         return snap
 
     def _due(self, expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, str]:

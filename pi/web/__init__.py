@@ -157,6 +157,12 @@ def error_response(code: int, message: dict[str, str] | None = None):
     return render_template("error.html", code=code, message=message), code
 
 
+def json_object() -> dict[str, Any]:
+    """The request's JSON body when it is an object, else {} (a list, a number, bad JSON)."""
+    data = request.get_json(silent=True) if request.is_json else None
+    return data if isinstance(data, dict) else {}
+
+
 def table_of(app_or_none: Any = None) -> Any:
     from flask import current_app
 

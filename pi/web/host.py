@@ -30,7 +30,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
                    session, url_for)
 
 from pi import inputs
-from pi.web import error_response, i18n, table_of, wants_json
+from pi.web import error_response, i18n, json_object, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ def login():
         recent = sum(1 for t in tries if now - t <= float(config["PIN_WINDOW_S"]))
         if recent >= int(config["PIN_ATTEMPTS"]):
             return error_response(429, i18n.both("too_many_pins"))
-    pin = (request.get_json(silent=True) or {}).get("pin") if request.is_json else request.form.get("pin")
+    pin = json_object().get("pin") if request.is_json else request.form.get("pin")
     if isinstance(pin, str) and _config().check_pin(pin):
         csrf = session.get("csrf")
         session.clear()
@@ -200,10 +200,18 @@ def logout():
 @host_required
 def start():
     data = request.get_json(silent=True) if request.is_json else None
-    if data is not None:
-        seats = data.get("seats") or []
-        options = dict(data.get("options") or {})
+    if request.is_json:
+        shape = {"en": 'Send {"game": NAME, "seats": [{"name": ..., "colour": ...}, ...], "options": {...}, '
+                       '"seed": N}.',
+                 "ja": '{"game": 名前, "seats": [{"name": ..., "colour": ...}, ...], "options": {...}, "seed": 数} の形で送ってください。'}
+        if not isinstance(data, dict):
+            return _done({"ok": False, "error": shape})
+        seats, options = data.get("seats") or [], data.get("options") or {}
         game, seed = data.get("game") or _first_game(), data.get("seed")
+        if (not isinstance(seats, list) or not isinstance(options, dict) or not isinstance(game, str)
+                or not all(isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("colour"), str)
+                           and isinstance(s.get("button", ""), str) for s in seats)):
+            return _done({"ok": False, "error": shape})
     else:
         form = request.form
         seats = []
@@ -225,6 +233,8 @@ def start():
     if not seats:
         return _done({"ok": False, "error": i18n.both("no_seat_selected")})
     try:
+        if isinstance(seed, (bool, float)):
+            raise TypeError
         seed = None if seed is None else int(seed)
     except (TypeError, ValueError):
         return _done({"ok": False, "error": {"en": "The seed must be a whole number.", "ja": "シードは整数で入力してください。"}})
@@ -248,7 +258,7 @@ def act():
 
 def _dice_from_request() -> list[dict[str, Any]] | None:
     if request.is_json:
-        dice = (request.get_json(silent=True) or {}).get("dice")
+        dice = json_object().get("dice")
         return dice if isinstance(dice, list) else None
     return inputs.parse_dice(request.form.get("dice", ""))
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
-from pi.web import error_response, i18n, result_response, table_of, wants_json
+from pi.web import error_response, i18n, json_object, result_response, table_of, wants_json
 from pi.web.status import sse_response
 
 bp = Blueprint("seat", __name__, url_prefix="/seat")
@@ -88,7 +88,7 @@ def act(token: str):
 def faces(token: str):
     seat = _seat(token)
     if request.is_json:
-        typed = (request.get_json(silent=True) or {}).get("faces")
+        typed = json_object().get("faces")
         typed = typed if isinstance(typed, list) else []
     else:
         typed = request.form.getlist("face")

@@ -298,6 +298,7 @@ def score_pyramid(raw: Any) -> dict[str, Any]:
 # --- the best pyramid ------------------------------------------------------------------
 
 _MAX_DICE = 10
+_FILLER = "\x00filler"  # the search's colour for dice that can form no pattern
 # For each place p: the patterns whose last place (in PLACES order) is p, and the
 # patterns still open when p is about to be decided (decided places, undecided places).
 _ENDING = tuple(
@@ -396,20 +397,32 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     incomplete ones (every die kind or an empty place; patterns only, no bonus).
     ``dice`` are ``Die`` values or ``[colour, face]`` pairs.
     """
-    items = [_as_die(d) for d in dice]
-    if len(items) > _MAX_DICE:
-        raise ValueError(f"a pyramid holds at most {_MAX_DICE} dice, saw {len(items)}")
-    kinds = sorted(Counter((d.colour, d.face) for d in items).items(), key=lambda kv: kv[0])
+    given = [_as_die(d) for d in dice]
+    if len(given) > _MAX_DICE:
+        raise ValueError(f"a pyramid holds at most {_MAX_DICE} dice, saw {len(given)}")
+    # Dice of a colour with fewer than 3 dice never form a pattern, and neither do clear
+    # dice unless a Fuji is possible: they only hold dice up, so they are searched as one
+    # colour ("filler") and given back their own colours at the end.
+    per_colour = Counter(d.colour for d in given if d.colour != CLEAR)
+    fuji_possible = sum(1 for n in per_colour.values() if n >= 3) >= 3 and any(d.colour == CLEAR for d in given)
+    fillers: dict[int, list[Die]] = {}
+    items = []
+    for d in given:
+        if (d.colour == CLEAR and not fuji_possible) or (d.colour != CLEAR and per_colour[d.colour] < 3):
+            fillers.setdefault(d.face, []).append(d)
+            items.append(Die(_FILLER, d.face))
+        else:
+            items.append(d)
+    kinds = sorted(Counter((d.colour, d.face) for d in items).items(), key=lambda kv: (-kv[0][1], kv[0][0]))
     k_colour = [k[0] for k, _ in kinds]
     k_face = [k[1] for k, _ in kinds]
-    k_clear = [c == CLEAR for c in k_colour]
+    k_clear = [c == CLEAR or c == _FILLER for c in k_colour]
     left = [n for _, n in kinds]
     n_kinds = len(kinds)
     faces = [d.face for d in items]
     apex_cap = min(faces) if _can_complete(faces) else None
-    clear_total = sum(n for (c, _), n in kinds if c == CLEAR)
-    per_colour = Counter(d.colour for d in items if d.colour != CLEAR)
-    cap_points = _points_cap(per_colour.values())
+    clear_total = sum(n for (c, _), n in kinds if c == CLEAR)  # clear dice that can crown a Fuji
+    cap_points = _points_cap(n for n in per_colour.values() if n >= 3)
 
     n = len(PLACES)
     colour: list[str | None] = [None] * n
@@ -438,7 +451,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
             c = None
             for x in decided:
                 cx = colour[x] if placed[x] else None
-                if cx is None or cx == CLEAR or (c is not None and c != cx):
+                if cx is None or cx == CLEAR or cx == _FILLER or (c is not None and c != cx):
                     break
                 c = cx
             else:
@@ -459,7 +472,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
             seen = []
             for group in FUJI_GROUPS:
                 cs = {colour[x] for x in group if x < p}
-                if len(cs) > 1 or CLEAR in cs:
+                if len(cs) > 1 or CLEAR in cs or _FILLER in cs:
                     return total
                 seen.extend(cs)
             if len(seen) == len(set(seen)):
@@ -508,7 +521,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
                 state["clear_left"] -= k_clear[k]
                 added = []
                 c = k_colour[k]
-                if c != CLEAR:
+                if c != CLEAR and c != _FILLER:
                     for kind, (a, b, d) in _ENDING[p]:
                         if placed[a] and placed[b] and placed[d] and colour[a] == c and colour[b] == c and colour[d] == c:
                             counts[kind] += 1
@@ -529,7 +542,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
         rec(0)
     state["complete"] = False
     rec(0)
-    cells = state["cells"]
+    cells = [fillers[d.face].pop() if d is not None and d.colour == _FILLER else d for d in state["cells"]]
     rows = tuple(tuple(cells[_INDEX[(r, i)]] for i in range(ROW_SIZES[r])) for r in range(4))
     scored = score_pyramid(rows)
     assert scored["total"] == state["best"], (scored, state["best"])
@@ -540,7 +553,7 @@ def _fuji_colours(colour: Sequence[str | None]) -> bool:
     seen = []
     for group in FUJI_GROUPS:
         cs = {colour[x] for x in group}
-        if len(cs) != 1 or CLEAR in cs or None in cs:
+        if len(cs) != 1 or CLEAR in cs or _FILLER in cs or None in cs:
             return False
         seen.extend(cs)
     return len(set(seen)) == 3

@@ -144,6 +144,10 @@ class Table:
         # A throw whose d6 the camera read while the dice it cannot read (d10, d20) are
         # still to be typed by their owners: {"input", "dice", "missing": {seat: [(colour, sides)]}}.
         self.pending: dict[str, Any] | None = None
+        # Several seats may throw at once with dice alike: the seat that claimed the next
+        # roll, and a roll waiting for its thrower.
+        self.claimed: str | None = None
+        self.unclaimed: tuple[list[RollDie], Mapping[Any, RollDie]] | None = None
         self.config_seats = _config_seats(config)
         self.buttons = Buttons(self, panel)
         self.camera = CameraLoop(camera, detector, settler, clock, self.settled_roll, self.publish, frame_interval)
@@ -334,6 +338,7 @@ class Table:
     def _clear_round(self) -> None:
         self.prompt = None
         self.pending = None
+        self.claimed, self.unclaimed = None, None
         self.demo.forget()
         self.accepted_ids = set()
         self.buttons.reopen()
@@ -427,9 +432,24 @@ class Table:
         rethrown = [d for d in dice if d.status == RETHROWN and d.id in self.accepted_ids]
         inp = next((i for i in throws if i.get("camera") == "rethrown"), None) if rethrown else None
         if inp is None:
-            inp = next((i for i in throws if i.get("camera") != "rethrown"), None)
+            throwers = _throwers(throws)
+            if len(throwers) > 1:  # several seats may throw now: whose dice are these?
+                if self.claimed not in {seat for _, seat in throwers}:
+                    self.unclaimed = (dice, before)
+                    who = [seat for _, seat in throwers]
+                    self.prompt = {
+                        "en": f"Several seats may throw now ({', '.join(who)}): the thrower taps "
+                              "\"This was my throw\" on their seat page.",
+                        "ja": f"いま振れる席が複数あります（{'、'.join(who)}）。振った人は自分の席のページで"
+                              "「自分の振り」を押してください。",
+                    }
+                    return ok(applied=False, waiting=who)
+                inp = next(dict(i, seats=[seat]) for i, seat in throwers if seat == self.claimed)
+            elif throwers:
+                inp = throwers[0][0]
         if inp is None:
             return ok(applied=False)
+        self.unclaimed, self.claimed = None, None
         mode = inp.get("camera", "new")
         if mode == "all":
             chosen = dice
@@ -461,6 +481,21 @@ class Table:
         else:
             self.accepted_ids |= {d.id for d in chosen}
         self._round_over_check()
+        return result
+
+    def claim_throw(self, seat: str) -> Result:
+        """``seat`` says the dice on the tray (or the next ones) are its throw, when several
+        seats may throw at once and their dice look alike."""
+        with self._lock:
+            if self.record is None:
+                return no_game()
+            throwers = {s for _, s in _throwers(inputs.throw_inputs(self.engine.expects(self.state)))}
+            if seat not in throwers:
+                return error("You have no throw to make now.", "いまあなたが振る番ではありません。")
+            self.claimed = seat
+            pending, self.unclaimed = self.unclaimed, None
+            result = self._roll_to_throw(*pending) if pending else ok(applied=False)
+        self._after_change()
         return result
 
     def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
@@ -615,6 +650,8 @@ class Table:
                 "last_roll": [d.as_dict() for d in self.last_roll] if self.last_roll is not None else None,
                 "prompt": self.prompt,
                 "demo_pending": self.demo.pending,
+                "claimable": seat is not None and len(_throwers(inputs.throw_inputs(expects))) > 1
+                and seat in {t for _, t in _throwers(inputs.throw_inputs(expects))},
                 "to_type": [{"colour": c, "sides": sd} for c, sd in (self.pending or {}).get("missing", {}).get(seat, [])]
                 if seat is not None else [],
                 "warning": self.warning,
@@ -680,6 +717,20 @@ class Table:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str | None]]:
+    """Who may make each (non-rethrow) throw due now: (input, seat) pairs; a group's
+    throw is one pair with seat None."""
+    out: list[tuple[dict[str, Any], str | None]] = []
+    for inp in throws:
+        if inp.get("camera") == "rethrown":
+            continue
+        if inp.get("together") or len(inp.get("seats", [])) <= 1:
+            out.append((dict(inp), (inp.get("seats") or [None])[0] if not inp.get("together") else None))
+        else:
+            out.extend((dict(inp, seats=[seat]), seat) for seat in inp["seats"])
+    return out
 
 
 def title(engine: Any, name: str) -> dict[str, str]:

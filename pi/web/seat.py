@@ -6,6 +6,7 @@ GET  /seat/<token>          the page (a wrong or old token is a 404 that says to
 GET  /seat/<token>/events   the seat's live stream (its own view, never anyone else's)
 GET  /seat/<token>/live     the same once, for a page that polls
 POST /seat/<token>/act      one input of this seat: ``type`` and its fields (form or JSON)
+POST /seat/<token>/claim    "this was my throw": several seats may throw at once with dice alike
 POST /seat/<token>/faces    the faces of this seat's dice the camera cannot read (d10, d20),
                             ``face`` once per die (form) or ``{"faces": [...]}``
 """
@@ -93,6 +94,17 @@ def faces(token: str):
     else:
         typed = request.form.getlist("face")
     result = table_of().type_faces(seat, typed)
+    if wants_json():
+        return result_response(result)
+    if not result["ok"]:
+        flash(result["error"])
+    return redirect(url_for("seat.page", token=token))
+
+
+@bp.post("/<token>/claim")
+def claim(token: str):
+    seat = _seat(token)
+    result = table_of().claim_throw(seat)
     if wants_json():
         return result_response(result)
     if not result["ok"]:

@@ -199,3 +199,50 @@ def test_dice_the_camera_cannot_read_are_typed_by_their_owner(panel_and_table, c
         {"colour": "red", "face": 2}, {"colour": "blue", "face": 5}, {"colour": "green", "face": 6},
         {"colour": "red", "face": 0, "sides": 10}]
     assert table.snapshot()["prompt"] is None and table.pending is None
+
+
+def _each_setup(seats, options, seed):
+    return Toy(tuple(Seat(s.name, s.colour) for s in seats), phase="throws")
+
+
+def _each_expects(state):
+    done = {b[0] for b in state.bids}
+    todo = [s.name for s in state.seats if s.name not in done]
+    return {"phase": "throws" if todo else "over", "winners": [] if todo else [state.seats[0].name], "inputs": [
+        {"type": "throw", "seats": [n], "secret": False, "prompt": {"en": f"{n} throws two white dice.", "ja": "-"},
+         "fields": [{"name": "dice", "kind": "dice"}], "camera": "new",
+         "dice": [{"colour": "white", "sides": 6, "count": 2}]} for n in todo]}
+
+
+def _each_apply(state, event):
+    if event.get("type") != "throw" or event.get("seat") not in [i["seats"][0] for i in _each_expects(state)["inputs"]]:
+        raise IllegalEvent(f"not now: {event}")
+    faces = tuple(d.face for d in dice_from(event["dice"]))
+    return replace(state, bids=state.bids + ((event["seat"], faces, ()),), events=state.events + (event_text(event),))
+
+
+EACH = SimpleNamespace(setup=_each_setup, expects=_each_expects, apply=_each_apply,
+                       view=lambda state, seat=None: {**_view(state, seat), "thrown": [[b[0], list(b[1])] for b in state.bids]})
+
+
+def test_alike_dice_of_several_throwers_wait_for_the_thrower_to_claim_them(table, config):
+    table.engine_loader = lambda name: EACH
+    assert table.start_game("each", SEATS3, {}, seed=1)["ok"]
+    result = table.settled_roll(roll_of([("white", 2), ("white", 5)]))
+    assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki", "Ben", "Chie"]
+    assert "This was my throw" in table.snapshot()["prompt"]["en"]
+    assert table.snapshot("Ben")["claimable"] and not table.snapshot()["claimable"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    ben = f"/seat/{table.record.tokens['Ben']}"
+    assert 'id="form-claim"' in client.get(ben).get_data(as_text=True)
+    assert client.post(f"{ben}/claim", json={}).json["ok"]  # the dice on the tray become Ben's throw
+    assert table.snapshot()["view"]["thrown"] == [["Ben", [2, 5]]]
+    assert table.snapshot()["prompt"] is None
+    # Chie claims before she throws: her dice go to her at once.
+    assert table.claim_throw("Chie")["ok"]
+    roll = roll_of([("white", 6), ("white", 1)])
+    assert table.settled_roll(roll)["ok"]
+    assert table.snapshot()["view"]["thrown"][-1] == ["Chie", [6, 1]]
+    assert not table.claim_throw("Ben")["ok"]  # Ben has thrown already
+    assert table.settled_roll(roll_of([("white", 3), ("white", 3)]))["ok"]  # one thrower left: no claim needed
+    assert table.snapshot()["view"]["thrown"][-1] == ["Aki", [3, 3]]

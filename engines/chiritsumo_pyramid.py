@@ -394,8 +394,12 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     an upper bound and by the mirror symmetry of the pyramid. The first tries only
     complete pyramids (every die kind at each place; the bound counts the patterns still
     possible, the bonus and Fuji); the second, which only has to beat the first, tries
-    incomplete ones (every die kind or an empty place; patterns only, no bonus).
-    ``dice`` are ``Die`` values or ``[colour, face]`` pairs.
+    incomplete ones (every die kind or an empty place; patterns only, no bonus). The
+    bound is also capped by the most points each colour's number of dice could ever
+    form, and dice that can form no pattern (a colour with fewer than 3 dice; clear dice
+    when no Fuji is possible) are searched as one colour, since only their faces matter.
+    Ties go to the first pyramid found. ``dice`` are ``Die`` values or ``[colour, face]``
+    pairs; worst cases found take about 0.15 s on a desktop CPU, most sets 0.01 s.
     """
     given = [_as_die(d) for d in dice]
     if len(given) > _MAX_DICE:

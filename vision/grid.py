@@ -113,10 +113,10 @@ def place_rows(dice: Sequence[Any], rows: Sequence[int] = (4, 3, 2, 1)) -> Place
                 if (rj, k) in placed:
                     clash = True
                 placed[(rj, k)] = j
-            key = (off, clash)
+            key = (off, clash, sum(k for _, k in placed))  # ties: the leftmost places
             if best_fit is None or key < best_fit[0]:
                 best_fit = (key, placed)
-    (off, clash), placed = best_fit
+    (off, clash, _), placed = best_fit
     if off:
         raise LayoutError(f"{off} {'die lies' if off == 1 else 'dice lie'} off the places of the rows; "
                           "lay the dice in straight rows, each row half a die in from the one below")

@@ -44,9 +44,14 @@ Decisions where RULES.md and SCRIPTS.md are silent (following the original text)
   one seat holding all of them.
 - A solo game goes on until the fourth clear die is swapped in, however many rounds
   that takes (the original has no other end).
-- Solo winners: the seat when it reaches 15 points (a rank), else nobody.
 - The view shows, for each built pyramid, the best pyramid the same throw allowed
-  (computed once per throw and cached).
+  (computed once per throw and cached), for the page to show after the round.
+- A die in a build is ``["red", 4]`` or ``{"colour": "red", "face": 4}``; error messages
+  count rows and places from 1 at the bottom left (``row 2 place 3``), views and
+  ``check_layout`` places from 0 (``[1, 2]``).
+- The seed is unused: every die is physical, nothing is shuffled.
+SCRIPTS.md settles the rest: Fuji is checked once every seat has built, an instant win
+does not add its round, a pass bars nobody, solo winners are the seat at 15 or more.
 """
 from __future__ import annotations
 

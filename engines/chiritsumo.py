@@ -472,7 +472,12 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
             )
     problems = check_layout(rows)
     if problems:
-        raise IllegalEvent(f"{name}'s pyramid breaks a building rule: " + "; ".join(p["en"] for p in problems))
+        error = IllegalEvent(f"{name}'s pyramid breaks a building rule: " + "; ".join(p["en"] for p in problems))
+        # for a page that marks the offending dice: the problems ({places, rule, en, ja})
+        # and the message in Japanese ride along on the exception
+        error.problems = problems  # type: ignore[attr-defined]
+        error.ja = f"{name}のピラミッドは積み方のルールに反しています: " + "; ".join(p["ja"] for p in problems)  # type: ignore[attr-defined]
+        raise error
     scored = score_pyramid(rows)
     points = scored["total"]
     state = replace(

@@ -340,8 +340,11 @@ def test_the_side_by_side_and_above_rules_refuse_a_build():
     state = throw(garden(), "Aki", "C1 Y3 Y3 Y3 R3 R3 R3 B5 B3 B3")
     with pytest.raises(IllegalEvent, match="differ by 2: dice side by side"):
         build(state, "Aki", L("R3 B5 . .", ". . .", ". .", "."))
-    with pytest.raises(IllegalEvent, match="is above a 3"):
+    with pytest.raises(IllegalEvent, match="is above a 3") as refused:
         build(state, "Aki", L("R3 R3 . .", "B5 . .", ". .", "."))
+    assert refused.value.problems == check_layout(L("R3 R3 . .", "B5 . .", ". .", "."))
+    assert refused.value.problems[0]["places"] == [[1, 0], [0, 0], [0, 1]]
+    assert "積み方のルール" in refused.value.ja
 
 
 def test_unplaced_dice_are_not_checked_and_empty_places_are_allowed():

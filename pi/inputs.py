@@ -181,7 +181,7 @@ def _parse(f: Mapping[str, Any], raw: Any) -> Any:
         return dice
     if kind == "picked":
         return [int(p) if p.lstrip("-").isdigit() else p for p in re.split(r"[\s,、]+", raw.strip()) if p]
-    if kind == "json":
+    if kind in ("json", "layout"):
         try:
             return json.loads(raw)
         except ValueError as exc:

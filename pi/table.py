@@ -498,6 +498,31 @@ class Table:
         self._after_change()
         return result
 
+    def read_layout(self, seat: str) -> Result:
+        """``seat``'s dice laid flat under the camera (the last settled roll), placed on the
+        grid of its input's ``layout`` field (e.g. a pyramid's rows), sent as that input."""
+        from vision.grid import LayoutError, place_rows
+
+        with self._lock:
+            if self.record is None:
+                return no_game()
+            found = [(i, f) for i in inputs.for_seat(self.engine.expects(self.state), seat)
+                     for f in i.get("fields", []) if f.get("kind") == "layout"]
+            if not found:
+                return error("The game is not waiting for a layout from you.", "いまはあなたの配置を待っていません。")
+            inp, field = found[0]
+            dice = [d for d in self.last_roll or [] if inputs.readable(d)]
+            unread = len(self.last_roll or []) - len(dice)
+            if unread:
+                return error(f"The camera cannot read {unread} of the dice (cocked?); straighten them and try again.",
+                             f"カメラが{unread}個のダイスを読めません（傾いている？）。直してからもう一度押してください。")
+            try:
+                placed = place_rows(dice, tuple(field.get("rows", ())))
+            except LayoutError as exc:
+                return error(f"The camera cannot place the dice: {exc}.", f"ダイスの配置を読み取れません: {exc}")
+            rows = [[inputs.die_dict(dice[i]) if i is not None else None for i in row] for row in placed.rows]
+        return self.act(seat, inp["type"], {field["name"]: rows}, source="camera")
+
     def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
         """A throw with dice the camera cannot read (d10, d20): take its d6 from the camera
         and wait for each owner to type the others on their seat page (``type_faces``)."""

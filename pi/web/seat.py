@@ -7,6 +7,7 @@ GET  /seat/<token>/events   the seat's live stream (its own view, never anyone e
 GET  /seat/<token>/live     the same once, for a page that polls
 POST /seat/<token>/act      one input of this seat: ``type`` and its fields (form or JSON)
 POST /seat/<token>/claim    "this was my throw": several seats may throw at once with dice alike
+POST /seat/<token>/layout   "read my layout": the dice laid flat under the camera fill a layout field
 POST /seat/<token>/faces    the faces of this seat's dice the camera cannot read (d10, d20),
                             ``face`` once per die (form) or ``{"faces": [...]}``
 """
@@ -105,6 +106,17 @@ def faces(token: str):
 def claim(token: str):
     seat = _seat(token)
     result = table_of().claim_throw(seat)
+    if wants_json():
+        return result_response(result)
+    if not result["ok"]:
+        flash(result["error"])
+    return redirect(url_for("seat.page", token=token))
+
+
+@bp.post("/<token>/layout")
+def layout(token: str):
+    seat = _seat(token)
+    result = table_of().read_layout(seat)
     if wants_json():
         return result_response(result)
     if not result["ok"]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 
+import json
+
 import pytest
 
 from engines.core import IllegalEvent, Seat, dice_from, event_text
@@ -246,3 +248,43 @@ def test_alike_dice_of_several_throwers_wait_for_the_thrower_to_claim_them(table
     assert not table.claim_throw("Ben")["ok"]  # Ben has thrown already
     assert table.settled_roll(roll_of([("white", 3), ("white", 3)]))["ok"]  # one thrower left: no claim needed
     assert table.snapshot()["view"]["thrown"][-1] == ["Aki", [3, 3]]
+
+
+def _lay_expects(state):
+    if state.bids:
+        return {"phase": "over", "winners": [state.seats[0].name], "inputs": []}
+    return {"phase": "lay", "winners": [], "inputs": [{
+        "type": "lay", "seats": [state.seats[0].name], "secret": False, "prompt": {"en": "Lay out.", "ja": "-"},
+        "fields": [{"name": "rows", "kind": "layout", "rows": [2, 1], "label": {"en": "Rows", "ja": "段"}}]}]}
+
+
+def _lay_apply(state, event):
+    if event.get("type") != "lay" or state.bids:
+        raise IllegalEvent("not now")
+    return replace(state, bids=((event["seat"], json.dumps(event["rows"]), ()),), events=state.events + (event_text(event),))
+
+
+LAY = SimpleNamespace(setup=_each_setup, expects=_lay_expects, apply=_lay_apply,
+                      view=lambda state, seat=None: {**_view(state, seat), "laid": [b[1] for b in state.bids]})
+
+
+def test_a_layout_is_read_from_the_dice_laid_under_the_camera(table, config):
+    from vision.settle import Roll, TrackedDie
+
+    table.engine_loader = lambda name: LAY
+    assert table.start_game("lay", SEATS3, {}, seed=1)["ok"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    aki = f"/seat/{table.record.tokens['Aki']}"
+    assert 'id="read-layout"' in client.get(aki, headers={"Accept-Language": "en"}).get_data(as_text=True)
+
+    def die(i, colour, face, x, y):
+        return TrackedDie(i, colour, face, (x, y, x + 40, y + 40), 0.97, "new", False)
+
+    table.settled_roll(Roll((die(1, "red", 3, 100, 200), die(2, "red", 5, 146, 200), die(3, "blue", 4, 100, 154)), 0.0))
+    off = table.read_layout("Aki")  # the top die sits over one die, not between two
+    assert not off["ok"] and "cannot place the dice" in off["error"]["en"]
+    assert not table.read_layout("Ben")["ok"]  # not Ben's input
+    table.settled_roll(Roll((die(1, "red", 3, 100, 200), die(2, "red", 5, 146, 200), die(3, "blue", 4, 123, 154)), 1.0))
+    assert client.post(f"{aki}/layout", json={}).json == {"ok": True}
+    assert json.loads(table.snapshot()["view"]["laid"][0]) == [
+        [{"colour": "red", "face": 3}, {"colour": "red", "face": 5}], [{"colour": "blue", "face": 4}]]

@@ -46,6 +46,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,17 @@ def fish_from(raw: Any, where: str) -> tuple[Fish, ...]:
 
 def load_fish(path: str | Path | None = None) -> tuple[Fish, ...]:
     """The fish of a TOML file (default: the packaged data/dieangler.toml), checked."""
+    if path is None:
+        return _default_fish()
+    return _read_fish(path)
+
+
+@lru_cache(maxsize=1)
+def _default_fish() -> tuple[Fish, ...]:
+    return _read_fish(None)
+
+
+def _read_fish(path: str | Path | None) -> tuple[Fish, ...]:
     if path is None:
         where = f"engines/{DATA_FILE}"
         raw_text = resources.files("engines").joinpath(DATA_FILE).read_text(encoding="utf-8")
@@ -478,7 +490,7 @@ def _start_group(state: State) -> State:
 
 
 def _to_declare(state: State) -> list[int]:
-    if not state.groups or state.phase in ("fish", "choose", "over"):
+    if not state.groups or state.phase == "over":
         return []
     return [i for i in state.groups[state.group]
             if state.choices[i][1] and not state.hands[i].uses]
@@ -546,6 +558,11 @@ def _available(state: State, i: int) -> tuple[str, ...]:
     return tuple(k for k in SPECIALS if k not in state.cooling[i])
 
 
+def _pickable(hand: Hand, by: str) -> bool:
+    """Whether a right or lure of ``by`` has a die to act on (a d6, or another unused special)."""
+    return bool(hand.d6) or any(k != by and not hand.used(k) for k, _ in hand.special)
+
+
 def _use_options(state: State) -> list[dict[str, Any]]:
     uses = USES if state.lure else USES[:2]
     return [{"value": u, "label": text(*USE_TEXT[u])} for u in uses]
@@ -602,7 +619,7 @@ def expects(state: State) -> dict[str, Any]:
         open_seats = [i for i in state.groups[state.group] if state.hands[i].open]
         for i in open_seats:
             hand = state.hands[i]
-            by = [k for k, _ in hand.rights if hand.rights_left(k)]
+            by = [k for k, _ in hand.rights if hand.rights_left(k) and _pickable(hand, k)]
             if by:
                 inputs.append({
                     "type": "rethrow", "seats": [names[i]], "secret": False,
@@ -617,7 +634,7 @@ def expects(state: State) -> dict[str, Any]:
                     ],
                     "dice": None, "camera": "rethrown",
                 })
-            lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured]
+            lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured and _pickable(hand, k)]
             if lures:
                 inputs.append({
                     "type": "lure", "seats": [names[i]], "secret": False,

@@ -378,6 +378,42 @@ def _can_complete(faces: Sequence[int]) -> bool:
     return rec(0)
 
 
+def _fuji_feasible(items: Sequence[Die]) -> bool:
+    """Whether these dice can be laid out as a Fuji (faces and colours both)."""
+    per_colour = Counter(d.colour for d in items)
+    if len(items) != len(PLACES) or not per_colour[CLEAR]:
+        return False
+    triple = [c for c, n in per_colour.items() if c != CLEAR and n >= 3]
+    left = Counter((d.colour, d.face) for d in items)
+    kinds = sorted(left)
+    face = [0] * len(PLACES)
+
+    def rec(p: int, want: Sequence[str]) -> bool:
+        if p == len(PLACES):
+            return True
+        sup, lft = _SUPPORTS[p], _LEFT[p]
+        cap = min(face[sup[0]], face[sup[1]]) if sup else 6
+        for colour, f in kinds:
+            if colour != want[p] or not left[(colour, f)] or f > cap or (lft >= 0 and abs(face[lft] - f) > 1):
+                continue
+            left[(colour, f)] -= 1
+            face[p] = f
+            done = rec(p + 1, want)
+            left[(colour, f)] += 1
+            if done:
+                return True
+        return False
+
+    for x, y, z in itertools.permutations(triple, 3):
+        want = [CLEAR] * len(PLACES)
+        for group, colour in zip(FUJI_GROUPS, (x, y, z)):
+            for place in group:
+                want[place] = colour
+        if rec(0, want):
+            return True
+    return False
+
+
 def _as_die(item: Any) -> Die:
     if isinstance(item, Die):
         return item
@@ -408,7 +444,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     # dice unless a Fuji is possible: they only hold dice up, so they are searched as one
     # colour ("filler") and given back their own colours at the end.
     per_colour = Counter(d.colour for d in given if d.colour != CLEAR)
-    fuji_possible = sum(1 for n in per_colour.values() if n >= 3) >= 3 and any(d.colour == CLEAR for d in given)
+    fuji_possible = _fuji_feasible(given)
     fillers: dict[int, list[Die]] = {}
     items = []
     for d in given:
@@ -420,7 +456,8 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     kinds = sorted(Counter((d.colour, d.face) for d in items).items(), key=lambda kv: (-kv[0][1], kv[0][0]))
     k_colour = [k[0] for k, _ in kinds]
     k_face = [k[1] for k, _ in kinds]
-    k_clear = [c == CLEAR or c == _FILLER for c in k_colour]
+    k_clear = [c == CLEAR or c == _FILLER for c in k_colour]  # forms no pattern
+    k_real_clear = [c == CLEAR for c in k_colour]
     left = [n for _, n in kinds]
     n_kinds = len(kinds)
     faces = [d.face for d in items]
@@ -472,7 +509,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
         if not state["complete"]:
             return total
         total += BONUS_PER_PIP * min(apex_cap, state["min_face"])
-        if state["clear_left"]:
+        if fuji_possible and state["clear_left"]:
             seen = []
             for group in FUJI_GROUPS:
                 cs = {colour[x] for x in group if x < p}
@@ -522,7 +559,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
                 old_min = state["min_face"]
                 state["min_face"] = min(old_min, f)
                 state["dice_left"] -= 1
-                state["clear_left"] -= k_clear[k]
+                state["clear_left"] -= k_real_clear[k]
                 added = []
                 c = k_colour[k]
                 if c != CLEAR and c != _FILLER:
@@ -533,7 +570,7 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
                 rec(p + 1)
                 for kind in added:
                     counts[kind] -= 1
-                state["clear_left"] += k_clear[k]
+                state["clear_left"] += k_real_clear[k]
                 state["dice_left"] += 1
                 state["min_face"] = old_min
                 placed[p] = False

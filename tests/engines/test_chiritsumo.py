@@ -816,6 +816,20 @@ def test_best_pyramid_finds_fuji_and_is_fast_on_hard_sets(monkeypatch):
         assert time.process_time() - start < 1.0, text
 
 
+def test_best_pyramid_knows_when_a_fuji_is_possible():
+    from engines.chiritsumo_pyramid import _fuji_feasible
+
+    assert _fuji_feasible([Die(c, f) for c, f in dice(START)])
+    high_clear = [Die(c, f) for c, f in dice("C6 Y1 Y1 Y1 R1 R1 R1 B1 B1 B1")]  # the clear die cannot be the apex
+    assert not _fuji_feasible(high_clear)
+    rows, total, _ = best_pyramid(high_clear)
+    assert total < 30 and not score_pyramid(rows)["fuji"]
+    steep = [Die(c, f) for c, f in dice("C1 Y2 Y2 Y3 R2 R3 R3 B3 B3 B2")]
+    assert _fuji_feasible(steep)
+    rows, total, patterns = best_pyramid(steep)
+    assert score_pyramid(rows)["fuji"] and total == 30 + 3 + 2 + 3
+
+
 def test_best_pyramid_takes_at_most_ten_dice():
     with pytest.raises(ValueError, match="at most 10"):
         best_pyramid([Die("red", 3)] * 11)

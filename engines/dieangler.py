@@ -393,7 +393,7 @@ def _next_round(state: State) -> State:
     if state.turned >= _stage_total(state):
         return _end_stage(state)
     state = replace(state, round=state.round + 1, choices=(None,) * len(state.seats), revealed=False,
-                    groups=(), group=0, hands=(None,) * len(state.seats), throws=())
+                    groups=(), group=0, hands=(None,) * len(state.seats))
     if state.deck_mode == "physical":
         return replace(state, phase="fish", up=None)
     return _show_fish(replace(state, up=state.pile[0], pile=state.pile[1:], turned=state.turned + 1))
@@ -466,7 +466,7 @@ def _reveal(state: State) -> State:
     names = _names(state)
     listing = "; ".join(f"{n}: {_choice_text(c)[0]}" for n, c in zip(names, state.choices))
     listing_ja = "; ".join(f"{n}: {_choice_text(c)[1]}" for n, c in zip(names, state.choices))
-    state = _say(replace(state, revealed=True), f"Open! {listing}", f"オープン! {listing_ja}")
+    state = _say(replace(state, revealed=True, throws=()), f"Open! {listing}", f"オープン! {listing_ja}")
     keys = {}
     for i, (d6, special) in enumerate(state.choices):
         if d6 + len(special):

@@ -94,6 +94,7 @@ __all__ = [
 ]
 
 GAME = "chiritsumo"
+TITLE = {"en": "Chiritsumo", "ja": "ちりつも"}
 MIN_SEATS, MAX_SEATS = 1, 4
 OPTIONS = ("mode",)
 MODES = ("garden", "solo")
@@ -281,11 +282,12 @@ def expects(state: State) -> dict[str, Any]:
             out["inputs"].append({
                 "type": "build", "seats": builders, "secret": False,
                 "prompt": text(
-                    "Build your pyramid from your throw, bottom row of 4 first, and lay it out under the camera; "
-                    "dice you cannot place stay out.",
-                    "振ったダイスでピラミッドを下段の4個から積み、カメラの下に並べてください。置けないダイスは残せます。",
+                    "Build your pyramid from your throw, bottom row of 4 first, and lay it out flat under the camera; "
+                    "dice you cannot place go off the tray.",
+                    "振ったダイスでピラミッドを下段の4個から組み、カメラの下に平らに並べてください。置けないダイスはトレイの外へ。",
                 ),
-                "fields": [{"name": "rows", "kind": "json", "label": text("Pyramid rows, bottom first", "ピラミッドの段（下から）"),
+                "fields": [{"name": "rows", "kind": "layout", "rows": [4, 3, 2, 1],
+                            "label": text("Pyramid rows, bottom first", "ピラミッドの段（下から）"),
                             "example": json.loads(json.dumps(ROW_EXAMPLE))}],
             })
     elif state.phase == "exchange":

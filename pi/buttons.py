@@ -36,17 +36,17 @@ class Buttons:
         if self.panel is None:
             return
         expects = self.table.expects_now()
-        found = inputs.button_input(expects)
-        was_open, self._open = self._open, found is not None
-        if found is not None and not was_open:
-            inp, field = found
+        found = inputs.button_inputs(expects)
+        was_open, self._open = self._open, bool(found)
+        if found and not was_open:
+            due = {seat for inp, _ in found for seat in inp["seats"]}
             seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
             self.panel.reset()
-            self.panel.open([self.table.button_of(s) for s in seats], maximum=int(field.get("max", 5)))
+            self.panel.open([self.table.button_of(s) for s in seats], maximum=max(int(f.get("max", 5)) for _, f in found))
             for seat in seats:  # after an undo or a restart some seats have chosen already
-                if seat not in inp["seats"]:
+                if seat not in due:
                     self._show_locked(seat, 0)
-        elif found is None and (was_open or expects is None):
+        elif not found and (was_open or expects is None):
             if expects is None:
                 self.panel.reset()
             else:
@@ -54,9 +54,9 @@ class Buttons:
 
     def chosen_elsewhere(self, seat: str, event: dict[str, Any]) -> None:
         """A seat made its secret choice on its phone: its LED shows locked, its button stops."""
-        found = inputs.button_input(self.table.expects_now())
-        value = event.get(found[1]["name"]) if found else None
-        self._show_locked(seat, value if isinstance(value, int) else 0)
+        fields = {f["name"] for _, f in inputs.button_inputs(self.table.expects_now())}
+        value = next((event[name] for name in fields if isinstance(event.get(name), int)), 0)
+        self._show_locked(seat, value)
 
     def _show_locked(self, seat: str, value: int) -> None:
         button = self.table.button_of(seat)
@@ -73,7 +73,7 @@ class Buttons:
         if seat is None:
             log.warning("the button of %s is not used in this game; ignored", button)
             return
-        found = inputs.button_input(self.table.expects_now())
+        found = inputs.button_input_for(self.table.expects_now(), seat)
         if found is None:
             result = error("No secret choice is being collected right now.", "いまは秘密の選択を受け付けていません。")
         else:

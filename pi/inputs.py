@@ -49,15 +49,21 @@ def throw_inputs(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [i for i in inputs(expects) if dice_field(i)]
 
 
-def button_input(expects: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The secret input a seat button can enter, and its number field (``"button": true``)."""
+def button_inputs(expects: Mapping[str, Any] | None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The secret inputs a seat button can enter, each with its number field (``"button":
+    true``); a game may split one choice into several inputs (seats with other options)."""
+    out = []
     for inp in inputs(expects):
-        if not inp.get("secret"):
-            continue
-        for f in inp.get("fields", []):
-            if f.get("kind") == "number" and f.get("button"):
-                return inp, f
-    return None
+        if inp.get("secret"):
+            field = next((f for f in inp.get("fields", []) if f.get("kind") == "number" and f.get("button")), None)
+            if field is not None:
+                out.append((inp, field))
+    return out
+
+
+def button_input_for(expects: Mapping[str, Any] | None, seat: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The button input ``seat`` still has to make, if any."""
+    return next(((i, f) for i, f in button_inputs(expects) if seat in i.get("seats", [])), None)
 
 
 def seat_value(inp: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,6 +235,8 @@ def sample_values(inp: Mapping[str, Any], rng: Any) -> dict[str, Any]:
             values[f["name"]] = [o["value"] for o in f.get("options", [])[: int(f.get("min", 0))]]
         elif kind == "bool":
             values[f["name"]] = False
+        elif kind == "layout":
+            values[f["name"]] = [[None] * int(n) for n in f.get("rows", ())]
     return values
 
 

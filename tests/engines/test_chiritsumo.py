@@ -647,7 +647,7 @@ def test_expects_lists_each_throw_and_the_builders():
                                  {"colour": "red", "sides": 6, "count": 3}, {"colour": "blue", "sides": 6, "count": 3}]
     assert throws[0]["camera"] == "new" and throws[0]["fields"][0]["kind"] == "dice"
     (b,) = [i for i in exp["inputs"] if i["type"] == "build"]
-    assert b["seats"] == ["Ben"] and b["fields"][0]["name"] == "rows" and b["fields"][0]["kind"] == "json"
+    assert b["seats"] == ["Ben"] and b["fields"][0]["name"] == "rows" and b["fields"][0]["kind"] == "layout" and b["fields"][0]["rows"] == [4, 3, 2, 1]
     assert rows_from(b["fields"][0]["example"])
     for inp in exp["inputs"]:
         assert inp["prompt"]["en"] and inp["prompt"]["ja"] and inp["secret"] is False

@@ -29,7 +29,9 @@ Decisions where RULES.md and SCRIPTS.md are silent:
 - ``play`` defaults to 10, or to the number of fish when fewer are given.
 - In a group every seat's turn is open at once after the throw; they may act in any order.
   A seat's turn stays open while it has a re-approach die with a right left (an unspent
-  re-approach die always has one) or an unused lure die, until its ``done``.
+  re-approach die always has one) or an unused lure die, until its ``done``; a right or
+  lure with no die to act on (no d6, no other unused special) is not "left": a seat whose
+  only die is its re-approach die has its turn end at the throw.
 - A d6 named in ``picked`` or ``changes`` is any die of the seat showing that face (they
   are alike). A lure change of 0 is refused as "no change".
 - A lure die may change an unused lure or re-approach die, and a chum die; its own face
@@ -238,9 +240,14 @@ class Hand:
     def counted(self) -> tuple[int, ...]:
         return self.d6 + tuple(v for k, v in self.special if self.use(k) == "chum")
 
+    def pickable(self, by: str) -> bool:
+        """Whether a right or lure of ``by`` has a die to act on (a d6, or another unused special)."""
+        return bool(self.d6) or any(k != by and not self.used(k) for k, _ in self.special)
+
     def can_act(self) -> bool:
-        return any(self.rights_left(k) for k, _ in self.rights) or any(
-            k not in self.lured for k, u in self.uses if u == "lure")
+        """A re-approach right or an unused lure left, with a die to act on."""
+        return any(self.rights_left(k) and self.pickable(k) for k, _ in self.rights) or any(
+            k not in self.lured and self.pickable(k) for k, u in self.uses if u == "lure")
 
 
 @dataclass(frozen=True)
@@ -558,11 +565,6 @@ def _available(state: State, i: int) -> tuple[str, ...]:
     return tuple(k for k in SPECIALS if k not in state.cooling[i])
 
 
-def _pickable(hand: Hand, by: str) -> bool:
-    """Whether a right or lure of ``by`` has a die to act on (a d6, or another unused special)."""
-    return bool(hand.d6) or any(k != by and not hand.used(k) for k, _ in hand.special)
-
-
 def _use_options(state: State) -> list[dict[str, Any]]:
     uses = USES if state.lure else USES[:2]
     return [{"value": u, "label": text(*USE_TEXT[u])} for u in uses]
@@ -619,7 +621,7 @@ def expects(state: State) -> dict[str, Any]:
         open_seats = [i for i in state.groups[state.group] if state.hands[i].open]
         for i in open_seats:
             hand = state.hands[i]
-            by = [k for k, _ in hand.rights if hand.rights_left(k) and _pickable(hand, k)]
+            by = [k for k, _ in hand.rights if hand.rights_left(k) and hand.pickable(k)]
             if by:
                 inputs.append({
                     "type": "rethrow", "seats": [names[i]], "secret": False,
@@ -634,7 +636,7 @@ def expects(state: State) -> dict[str, Any]:
                     ],
                     "dice": None, "camera": "rethrown",
                 })
-            lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured and _pickable(hand, k)]
+            lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured and hand.pickable(k)]
             if lures:
                 inputs.append({
                     "type": "lure", "seats": [names[i]], "secret": False,

@@ -512,3 +512,12 @@ def test_the_view_has_the_final_keys_and_the_status_page_keys():
     assert v["fish"] == {"id": "P1", "name": "P1", "name_ja": "P1", "target": 5, "condition": "", "kind": "none"}
     assert v["mine"]["choice"] == {"d6": 1, "special": ["d10"]}
     assert "mine" not in da.view(state)
+
+
+def test_a_turn_with_nothing_to_act_on_ends_at_the_throw():
+    state = choose(new(), Aki=(0, ["d10"]), Ben=0, Chika=0)
+    state = go(state, {"type": "uses", "seat": "Aki", "d10": "reapproach"}, {"type": "throw", "dice": [["red", 4, 10]]})
+    assert state.phase == "fish" and da.view(state)["carried"] == ["P1"]  # nothing counted: 0 < 5
+    state = choose(go(state, {"type": "fish", "fish": "P2"}), Aki=0, Ben=(2, []), Chika=0)
+    state = go(state, {"type": "throw", "dice": [["blue", 1], ["blue", 1]]})  # plain d6: no turn to end
+    assert state.phase == "fish" and da.view(state)["carried"] == ["P1", "P2"]

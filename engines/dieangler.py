@@ -67,7 +67,8 @@ from engines.core import (
     text,
 )
 
-__all__ = ["State", "Fish", "FishError", "setup", "expects", "apply", "view", "load_fish", "fish_from", "meets"]
+__all__ = ["State", "Fish", "FishError", "setup", "expects", "apply", "view", "load_fish", "fish_from", "meets",
+           "condition_holds", "MIN_SEATS", "MAX_SEATS"]
 
 GAME = "dieangler"
 TITLE = {"en": "Lord of the Die-angler", "ja": "ダイ公望"}
@@ -197,8 +198,11 @@ def _read_fish(path: str | Path | None) -> tuple[Fish, ...]:
 
 def meets(fish: Fish, values: Sequence[int]) -> bool:
     """Whether counted dice showing ``values`` catch ``fish`` (sum and condition)."""
-    if sum(values) < fish.target:
-        return False
+    return sum(values) >= fish.target and condition_holds(fish, values)
+
+
+def condition_holds(fish: Fish, values: Sequence[int]) -> bool:
+    """Whether counted dice showing ``values`` meet ``fish``'s condition (its target aside)."""
     counts = Counter(values)
     if fish.kind == "faces":
         return all(counts[f] >= n for f, n in Counter(fish.faces).items())
@@ -385,10 +389,10 @@ def _choice_text(choice: tuple[int, tuple[str, ...]] | None) -> tuple[str, str]:
     return " + ".join(parts + list(special)), " + ".join(([f"6面体{d6}個"] if d6 else []) + list(special))
 
 
-def _hand_text(hand: Hand) -> str:
+def _hand_text(hand: Hand, ja: bool = False) -> str:
     parts = [str(f) for f in hand.d6]
     for k, v in hand.special:
-        parts.append(f"{k}:{_face(k, v)}({USE_TEXT[hand.use(k)][0]})")
+        parts.append(f"{k}:{_face(k, v)}({USE_TEXT[hand.use(k)][1 if ja else 0]})")
     return " ".join(parts) or "-"
 
 
@@ -551,7 +555,7 @@ def _throw_entry(state: State, i: int, hand: Hand, fish: Fish) -> dict[str, Any]
     for k, v in hand.special:
         dice.append({"colour": colour, "face": _face(k, v), "sides": SIDES[k], "value": v, "use": hand.use(k)})
     return {"seat": state.seats[i].name, "group": state.group, "dice": dice, "sum": sum(values),
-            "meets": meets(fish, values), "counted": list(values)}
+            "meets": meets(fish, values), "condition_met": condition_holds(fish, values), "counted": list(values)}
 
 
 # --- expects -----------------------------------------------------------------------------
@@ -811,7 +815,7 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
     if seen != wanted:
         raise IllegalEvent(f"expected {_spec_text(wanted)} ({_and([names[i] for i in group])}'s throw), saw {_spec_text(seen)}")
     hands = list(state.hands)
-    lines = []
+    lines, lines_ja = [], []
     for i in group:
         colour = state.seats[i].colour
         mine = [d for d in dice if d.colour == colour]
@@ -823,7 +827,8 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
         hand = _replace_hand(hand, open=hand.can_act())
         hands[i] = hand
         lines.append(f"{names[i]} {_hand_text(hand)} (sum {sum(hand.counted())})")
-    state = _say(replace(state, hands=tuple(hands)), "Thrown: " + "; ".join(lines), "振った: " + "; ".join(lines))
+        lines_ja.append(f"{names[i]} {_hand_text(hand, True)}（合計 {sum(hand.counted())}）")
+    state = _say(replace(state, hands=tuple(hands)), "Thrown: " + "; ".join(lines), "振った: " + "; ".join(lines_ja))
     return _after_action(state)
 
 
@@ -905,7 +910,7 @@ def _rethrow(state: State, event: Mapping[str, Any]) -> State:
     before = " ".join(str(p) for p in picked)
     state = _say(replace(state, hands=_set(state.hands, i, new)),
                  f"{name} rethrows {before} with the {by}: {_hand_text(new)} (sum {sum(new.counted())})",
-                 f"{name}が{by}の権利で{before}を振り直し: {_hand_text(new)}（合計 {sum(new.counted())}）")
+                 f"{name}が{by}の権利で{before}を振り直し: {_hand_text(new, True)}（合計 {sum(new.counted())}）")
     return _after_action(state)
 
 
@@ -958,7 +963,7 @@ def _lure(state: State, event: Mapping[str, Any]) -> State:
     listing = ", ".join(f"{d} {x:+d}" for d, x in changes)
     state = _say(replace(state, hands=_set(state.hands, i, new)),
                  f"{name} lures with the {by} ({listing}): {_hand_text(new)} (sum {sum(new.counted())})",
-                 f"{name}が{by}のルアー（{listing}）: {_hand_text(new)}（合計 {sum(new.counted())}）")
+                 f"{name}が{by}のルアー（{listing}）: {_hand_text(new, True)}（合計 {sum(new.counted())}）")
     return _after_action(state)
 
 
@@ -978,7 +983,8 @@ def _hand_view(state: State, i: int, fish: Fish | None) -> dict[str, Any]:
     out: dict[str, Any] = {"seat": state.seats[i].name, "uses": dict(hand.uses), "thrown": hand.thrown, "open": hand.open}
     if hand.thrown and fish is not None:
         entry = _throw_entry(state, i, hand, fish)
-        out.update(dice=entry["dice"], sum=entry["sum"], meets=entry["meets"], counted=entry["counted"])
+        out.update(dice=entry["dice"], sum=entry["sum"], meets=entry["meets"], condition_met=entry["condition_met"],
+                   counted=entry["counted"])
         out["rights"] = {k: {"left": hand.rights_left(k), "fixed": r is not None} for k, r in hand.rights}
         out["lured"] = list(hand.lured)
     return out

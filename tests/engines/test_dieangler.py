@@ -233,6 +233,8 @@ def test_chum_counts_for_the_sum_and_the_conditions():
     state = go(state, {"type": "uses", "seat": "Aki", "d20": "chum"},
                {"type": "throw", "dice": [["red", 4], ["red", 4, 20]]})
     assert da.view(state)["caught"]["Aki"] == []  # 8 < 9
+    entry = da.view(state)["throws"][0]
+    assert (entry["sum"], entry["counted"], entry["condition_met"], entry["meets"]) == (8, [4, 4], True, False)
     state = go(state, {"type": "fish", "fish": "R"})
     assert da.view(state)["carried"] == ["Q"]
 

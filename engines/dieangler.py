@@ -40,6 +40,11 @@ Decisions where RULES.md and SCRIPTS.md are silent:
   counted values (a d10's 0 is 10).
 - Fish carried when the extension ends go to nobody too, like those of the main game.
 - ``≠`` with a single counted die holds.
+- ``expects`` offers one secret ``choose`` input per set of special dice that seats may
+  choose (cooling is public), each listing the seats of that set still to choose; the
+  list of inputs depends on cooling only, so its public form never tells who has chosen.
+- A throw may name one seat of the group (``"seat"``); it is still the whole group's throw.
+- A round's judged throws stay in the view until the next reveal.
 """
 from __future__ import annotations
 

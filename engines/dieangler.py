@@ -773,9 +773,11 @@ def _uses(state: State, event: Mapping[str, Any]) -> State:
     names = _names(state)
     due = _to_declare(state)
     if i not in due:
-        if i in state.groups[state.group] and state.choices[i][1]:
+        if i not in state.groups[state.group]:
+            raise IllegalEvent(f"{names[i]} is not in the group due; waiting for {_and([names[j] for j in due])} to declare")
+        if state.choices[i][1]:
             raise IllegalEvent(f"{names[i]} has already declared; declared uses cannot change")
-        raise IllegalEvent(f"{names[i]} has no special dice to declare now; waiting for {_and([names[j] for j in due])}")
+        raise IllegalEvent(f"{names[i]} has no special dice to declare; waiting for {_and([names[j] for j in due])}")
     special = state.choices[i][1]
     given = tuple(k for k in SPECIALS if k in event)
     if given != special:

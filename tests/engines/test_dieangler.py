@@ -188,7 +188,7 @@ def test_uses_are_declared_by_the_group_due_before_its_throw():
         ("uses", ["Aki"], ["d10", "d20"]), ("uses", ["Ben"], ["d10", "d20"])]
     assert [o["value"] for o in inputs[0]["fields"][0]["options"]] == ["chum", "reapproach", "lure"]
     refused(state, {"type": "throw", "dice": []}, "saw a throw event")
-    refused(state, {"type": "uses", "seat": "Chika", "d10": "chum"}, "no special dice")
+    refused(state, {"type": "uses", "seat": "Chika", "d10": "chum"}, "not in the group due")
     refused(state, {"type": "uses", "seat": "Aki", "d10": "chum"}, "exactly their special dice")
     refused(state, {"type": "uses", "seat": "Ben", "d20": "chum"}, "exactly their special dice")
     refused(state, {"type": "uses", "seat": "Ben", "d10": "chum", "d20": "nap"}, "use of the d20")

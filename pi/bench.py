@@ -186,7 +186,7 @@ def main(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config_module.load(None), data_dir=Path(tmp))
         appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False)
         table = appliance.table
-        table.rng = random.Random(3)
+        table.demo.rng = random.Random(3)
         try:
             import engines
 

@@ -37,7 +37,7 @@ def served(config):
     config = dataclasses.replace(config, language="en")
     appliance = build(config, demo=True, pin_factory=MockFactory(), camera=None, detector=None,
                       panel_clock=clock, animate=False)
-    appliance.table.rng = random.Random(4)
+    appliance.table.demo.rng = random.Random(4)
     assert appliance.table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=21)["ok"]
     port = appliance.serve_in_thread("127.0.0.1", 0)
     try:

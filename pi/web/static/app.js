@@ -33,6 +33,8 @@
   var camera = document.getElementById("camera");
   var cameraOk = Boolean(camera && camera.dataset.ok === "yes");
 
+  var reloading = false;
+
   function update(state) {
     body.dataset.version = state.version;
     cameraOk = Boolean(state.camera && state.camera.ok);
@@ -51,8 +53,8 @@
       var prompt = state.prompt ? "yes" : "";
       changed = changed || game !== body.dataset.game || prompt !== body.dataset.prompt;
     }
-    if (body.dataset.forms !== undefined && changed && !typing) {
-      body.dataset.forms = state.forms || "";
+    if (body.dataset.forms !== undefined && changed && !typing && !reloading) {
+      reloading = true;  // data-forms keeps saying what this page shows until it is reloaded
       window.location.reload();
     }
   }

@@ -1,0 +1,256 @@
+"""Whole games through the pages in a real headless Chromium, one per game that has a
+browser walk here (Sky City ALEA, Lord of the Die-angler): secret choices on virtual seat
+buttons and on phone pages, throws rolled onto the synthetic camera and read back by the
+real detector (a misread throw is applied as thrown from the status page, as a host
+would), special dice typed on the seat pages, turns ended on the seat pages.
+
+The test reads which input the table waits for from the table itself and then does what
+a player would do on the pages; every page must stay free of script errors.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+
+import pytest
+
+from tests.pi.conftest import FakeClock
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chie", "colour": "green"}]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"{CHROMIUM} is missing: install Debian's chromium (run .ci/browser as root)"),
+]
+
+
+@pytest.fixture
+def appliance(config):
+    from gpiozero.pins.mock import MockFactory
+
+    from pi.appliance import build
+
+    clock = FakeClock()
+    config = dataclasses.replace(config, language="en")
+    app = build(config, demo=True, pin_factory=MockFactory(), panel_clock=clock, animate=False)
+    if app.table.camera.detector is None:
+        app.close()
+        pytest.skip("no dice model in models/")
+    app.table.demo.rng = random.Random(5)
+    app.table.camera.frame_interval = 0.03
+    port = app.serve_in_thread("127.0.0.1", 0)
+    app.table.start()
+    try:
+        yield app, f"http://127.0.0.1:{port}", clock
+    finally:
+        app.close()
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class Table:
+    """The pages of one game: the status page and a phone per seat."""
+
+    def __init__(self, appliance, root, clock, browser) -> None:
+        self.appliance, self.root, self.clock = appliance, root, clock
+        self.table = appliance.table
+        self.context = browser.new_context(locale="en-US", viewport={"width": 420, "height": 900})
+        self.problems: list[str] = []
+        self.context.on("page", lambda page: (
+            page.on("pageerror", lambda exc: self.problems.append(str(exc))),
+            page.on("console", lambda msg: self.problems.append(msg.text) if msg.type == "error" else None)))
+        self.status = self.context.new_page()
+        self.status.goto(root + "/")
+        self.phones = {}
+        for seat, token in self.table.record.tokens.items():
+            page = self.context.new_page()
+            page.goto(f"{root}/seat/{token}")
+            self.phones[seat] = page
+
+    def events(self) -> int:
+        return len(self.table.store.events(self.table.record.id))
+
+    def wait_for_event(self, before: int, timeout: float = 20.0) -> None:
+        """Until the table has stored another event (awaited on the table, no sleeping)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        version = self.table.version
+        while self.events() == before:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no event within {timeout} s; due: {self.table.snapshot()['due']['en']}")
+            version = self.table.wait_for_change(version, timeout=0.5)
+
+    def press(self, seat: str, hold: float) -> None:
+        page = self.phones[seat]
+        button = page.locator(f"#button-{seat}")
+        button.hover()
+        with page.expect_response(lambda r: r.url.endswith(f"/demo/press/{seat}")):
+            page.mouse.down()
+        self.clock.advance(hold)
+        with page.expect_response(lambda r: r.url.endswith(f"/demo/release/{seat}")):
+            page.mouse.up()
+        self.clock.advance(0.1)
+
+    def button_choice(self, seat: str, value: int) -> None:
+        for _ in range(value):
+            self.press(seat, 0.1)
+        self.press(seat, 1.5)
+
+    def phone(self, seat: str):
+        """The seat's page, loaded afresh (its forms follow what the game waits for)."""
+        from playwright.sync_api import Error
+
+        page = self.phones[seat]
+        forms = self.table.snapshot(seat)["forms"]
+        try:  # the page reloads itself when its forms change: wait for that first
+            page.wait_for_function("forms => document.body.getAttribute('data-forms') === forms", arg=forms,
+                                   timeout=2000)
+        except Error:
+            page.goto(f"{self.root}/seat/{self.table.record.tokens[seat]}")
+        page.wait_for_load_state()
+        return page
+
+    def throw(self) -> None:
+        """The demo's throw control rolls the dice due onto the synthetic camera; a throw
+        the camera misread is applied as thrown; dice it cannot read are typed by their
+        owners on their phones."""
+        before = self.events()
+        with self.status.expect_response(lambda r: r.url.endswith("/demo/throw")):
+            self.status.locator("#demo-throw").click()
+        import time
+
+        deadline = time.monotonic() + 20
+        version = self.table.version
+        while self.events() == before and time.monotonic() < deadline:
+            waiting = [s for s in self.phones if self.table.snapshot(s)["to_type"]]
+            if waiting:
+                for seat in waiting:
+                    page = self.phone(seat)
+                    for i, field in enumerate(page.locator("#form-faces input[name=face]").all()):
+                        field.fill(str(1 + (i + len(seat)) % 9))
+                    page.locator("#send-faces").click()
+                break
+            if self.table.snapshot()["prompt"] and self.table.demo.pending:
+                self.status.goto(self.root + "/")
+                self.status.locator("#demo-apply").click()
+                break
+            version = self.table.wait_for_change(version, timeout=0.5)
+        self.wait_for_event(before)
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.problems == []
+
+
+def test_a_whole_game_of_sky_city_in_chromium(appliance, browser):
+    from playwright.sync_api import expect
+
+    app, root, clock = appliance
+    assert app.table.start_game("alea", SEATS, {"target": 4}, seed=3)["ok"]
+    pages = Table(app, root, clock, browser)
+    rng = random.Random(1)
+    for _ in range(200):
+        exp = app.table.expects_now()
+        if not exp["inputs"]:
+            break
+        (inp,) = exp["inputs"]
+        before = pages.events()
+        if inp["type"] == "declare":
+            for seat in list(inp["seats"]):
+                if seat == "Aki":
+                    pages.button_choice(seat, rng.randint(0, 2))
+                else:
+                    page = pages.phone(seat)
+                    page.locator("#form-declare label.value", has_text=str(rng.randint(0, 2))).click()
+                    page.locator("#send-declare").click()
+                    expect(page.locator("#mine")).to_contain_text("Locked")
+            pages.wait_for_event(before)
+        else:
+            pages.throw()
+    view = app.table.snapshot()["view"]
+    assert view["phase"] == "over" and view["winners"]
+    expect(pages.status.locator("#winner")).to_contain_text(view["winners"][0])
+    expect(pages.phones["Ben"].locator("#due-text")).to_contain_text("Game over")
+    pages.close()
+
+
+def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
+    from playwright.sync_api import expect
+
+    app, root, clock = appliance
+    fish = [{"id": "F1", "target": 8}, {"id": "F2", "target": 12, "condition": "= ="},
+            {"id": "F3", "target": 10, "condition": "≠"}]  # two fish played, one set aside
+    assert app.table.start_game("dieangler", SEATS, {"fish": fish, "play": 2}, seed=4)["ok"]
+    pages = Table(app, root, clock, browser)
+    rng = random.Random(2)
+    rethrown = 0
+    for _ in range(300):
+        exp = app.table.expects_now()
+        if not exp["inputs"]:
+            break
+        before = pages.events()
+        inp = exp["inputs"][0]
+        if inp["type"] == "choose":
+            seats = sorted({s for i in exp["inputs"] if i["type"] == "choose" for s in i["seats"]})
+            for seat in seats:
+                if seat == "Aki":
+                    pages.button_choice(seat, rng.randint(1, 3))  # d6 only: specials need the phone
+                    continue
+                page = pages.phone(seat)
+                page.locator("#form-choose label.value", has_text=str(rng.randint(1, 3))).click()
+                specials = page.locator("#form-choose input[name=special]")
+                if specials.count():
+                    specials.first.check()
+                page.locator("#send-choose").click()
+                expect(page.locator("#mine")).to_contain_text("Locked")
+            pages.wait_for_event(before)
+        elif inp["type"] == "uses":
+            page = pages.phone(inp["seats"][0])
+            for select in page.locator("#form-uses select").all():
+                select.select_option(index=rng.randint(0, 1))
+            page.locator("#send-uses").click()
+            pages.wait_for_event(before)
+        elif inp["type"] == "throw":
+            pages.throw()
+        elif inp["type"] in ("rethrow", "lure", "done"):
+            rethrow = next((i for i in exp["inputs"] if i["type"] == "rethrow"), None)
+            if rethrow is not None and rethrown < 2:
+                seat = rethrow["seats"][0]
+                hand = next(h for h in app.table.snapshot()["view"]["hands"] if h["seat"] == seat)
+                d6 = next((d for d in hand["dice"] if d.get("sides", 6) == 6), None)
+                if d6 is not None:
+                    page = pages.phone(seat)
+                    page.locator("#rethrow-picked").fill(str(d6["face"]))
+                    page.locator("#rethrow-dice").fill(f"{d6['colour']} {rng.randint(1, 6)}")
+                    page.locator("#send-rethrow").click()
+                    pages.wait_for_event(before)
+                    rethrown += 1
+                    continue
+            done = next(i for i in exp["inputs"] if i["type"] == "done")
+            page = pages.phone(done["seats"][0])
+            page.locator("#send-done").click()
+            pages.wait_for_event(before)
+        else:
+            raise AssertionError(f"unexpected input {inp}")
+    view = app.table.snapshot()["view"]
+    assert view["phase"] == "over", view["phase"]
+    assert rethrown >= 1
+    expect(pages.status.locator("#catches")).to_be_visible()
+    expect(pages.status.locator("#due-text")).to_contain_text("Game over")
+    pages.close()

@@ -214,6 +214,17 @@ class SeatPanel:
             self._render(now)
             return True
 
+    def refuse(self, seat: str) -> None:
+        """The table refused the number this seat locked (e.g. a card not in its hand): the
+        seat enters again from 0. The LED flickers briefly, as after starting over, then
+        blinks slowly; the reason shows on the seat's own page only."""
+        with self._lock:
+            s = self._seat(seat)
+            now = self._clock()
+            self._set_state(s, "entering", now)
+            s.cleared_at = now
+            self._render(now)
+
     def reveal(self) -> None:
         """Every LED flashes three times, then goes off; buttons do nothing until the
         next `open()`."""

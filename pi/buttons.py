@@ -80,8 +80,14 @@ class Buttons:
             inp, field = found
             result = self.table.act(seat, inp["type"], {field["name"]: value}, source="button")
         if not result["ok"]:
-            log.warning("button choice of %s refused: %s", seat, result["error"]["en"])
-            self.table.warn(result["error"])
+            # The reason may tell what the seat chose: only its own page says it, and the
+            # seat enters again on its button.
+            log.info("a button choice of %s was refused", seat)
+            self.table.note(seat, result["error"])
+            try:
+                self.panel.refuse(button)
+            except Exception as exc:
+                log.warning("could not reopen the seat panel of %s: %s", button, exc)
 
     def leds(self, seat: str | None) -> dict[str, str]:
         """LED states for the virtual buttons. The public form never tells who has locked:

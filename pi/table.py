@@ -148,6 +148,7 @@ class Table:
         # roll, and a roll waiting for its thrower.
         self.claimed: str | None = None
         self.unclaimed: tuple[list[RollDie], Mapping[Any, RollDie]] | None = None
+        self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
         self.config_seats = _config_seats(config)
         self.buttons = Buttons(self, panel)
         self.camera = CameraLoop(camera, detector, settler, clock, self.settled_roll, self.publish, frame_interval)
@@ -172,6 +173,12 @@ class Table:
         """Show ``message`` on the pages until the next one."""
         with self._lock:
             self.warning = message
+        self.publish()
+
+    def note(self, seat: str, message: dict[str, str]) -> None:
+        """A message for ``seat``'s own page only (a refused secret choice says why there)."""
+        with self._lock:
+            self.notes[seat] = message
         self.publish()
 
     def add_warning(self, message: dict[str, str]) -> None:
@@ -337,6 +344,7 @@ class Table:
 
     def _clear_round(self) -> None:
         self.prompt = None
+        self.notes = {}
         self.pending = None
         self.claimed, self.unclaimed = None, None
         self.demo.forget()
@@ -376,6 +384,8 @@ class Table:
                     self.accepted_ids |= {d.id for d in self.last_roll}
                 self._round_over_check()
         if result["ok"]:
+            if seat is not None:
+                self.notes.pop(seat, None)
             log.info("%s from %s (%s)", type_, seat or "the host", source)
             if inp.get("secret") and seat is not None and source != "button":
                 self.buttons.chosen_elsewhere(seat, event)
@@ -680,6 +690,7 @@ class Table:
                 "to_type": [{"colour": c, "sides": sd} for c, sd in (self.pending or {}).get("missing", {}).get(seat, [])]
                 if seat is not None else [],
                 "warning": self.warning,
+                "note": self.notes.get(seat) if seat is not None else None,
                 "seats": self.page_seats(),
             }
         snap["leds"] = self.buttons.leds(seat)

@@ -359,3 +359,16 @@ def test_grammar_text_in_both_languages():
     assert "2 s" in grammar_text("en", hold_time=2.0, clear_time=4.0)
     for text in GRAMMAR.values():  # one rule per line, for the pages
         assert len(text.splitlines()) == 6
+
+
+def test_a_refused_lock_enters_again_from_zero(panel, clock, locks, factory):
+    panel.open()
+    taps(panel, clock, "Aki", 4)
+    press(panel, clock, "Aki", duration=1.2)
+    assert locks == [("Aki", 4)] and panel.led("Aki") == "locked"
+    panel.refuse("Aki")  # e.g. a card Aki does not hold
+    assert panel.led("Aki") == "entering" and panel.value("Aki") == 0
+    assert panel.led("Ben") == "entering"  # the other seats are untouched
+    taps(panel, clock, "Aki", 2)
+    press(panel, clock, "Aki", duration=1.2)
+    assert locks == [("Aki", 4), ("Aki", 2)]

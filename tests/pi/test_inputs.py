@@ -64,6 +64,8 @@ def _apply(state, event):
     if kind == "bid" and state.phase == "bid" and event.get("seat") in names:
         if event["seat"] in {b[0] for b in state.bids} or event.get("n") not in range(4):
             raise IllegalEvent("bid refused")
+        if state.special and event["n"] == 2:
+            raise IllegalEvent("you hold no 2")
         bids = state.bids + ((event["seat"], event["n"], tuple(event["extra"])),)
         return replace(state, bids=bids, phase="throw" if len(bids) == len(names) else "bid",
                        events=state.events + (event_text(event),))
@@ -288,3 +290,20 @@ def test_a_layout_is_read_from_the_dice_laid_under_the_camera(table, config):
     assert client.post(f"{aki}/layout", json={}).json == {"ok": True}
     assert json.loads(table.snapshot()["view"]["laid"][0]) == [
         [{"colour": "red", "face": 3}, {"colour": "red", "face": 5}], [{"colour": "blue", "face": 4}]]
+
+
+def test_a_refused_button_choice_is_said_on_the_seats_own_page_only(panel_and_table, clock, config):
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: TOY
+    assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
+    public = table.snapshot()
+    ben = table.snapshot("Ben")
+    declare_on_button(panel, clock, "Aki", 2)  # refused: Aki holds no 2
+    assert panel.led("Aki") == "entering"  # enter again
+    assert table.snapshot("Aki")["note"]["en"] == "you hold no 2"
+    assert table.snapshot() == public and table.snapshot("Ben") == ben  # nobody else learns of it
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    assert "you hold no 2" not in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "you hold no 2" in client.get(f"/seat/{table.record.tokens['Aki']}").get_data(as_text=True)
+    declare_on_button(panel, clock, "Aki", 1)
+    assert table.snapshot("Aki")["note"] is None and table.snapshot("Aki")["view"]["mine"] == {"bid": 1}

@@ -58,6 +58,9 @@ class Demo:
             return self.table.act(None, inp["type"], {"dice": dice, **inputs.seat_value(inp)}, source="typed")
         with self._lock:
             self._thrown = dice
+        seat = inputs.seat_value(inp).get("seat")
+        if seat is not None:
+            self.table.claim_throw(seat)  # the demo knows whose throw it rolled
         self.table.publish()
         return ok(thrown=dice)
 

@@ -404,7 +404,13 @@ class Table:
         try:
             state = self.engine.apply(self.state, event)
         except IllegalEvent as exc:
-            return refused(str(exc))
+            result = refused(str(exc), getattr(exc, "ja", None))
+            problems = getattr(exc, "problems", None)
+            if problems and event.get("seat"):
+                # A refused layout: the seat's own page draws it with the offending places.
+                layout = next((v for v in event.values() if isinstance(v, list) and v and isinstance(v[0], list)), None)
+                self.notes[event["seat"]] = {**result["error"], "problems": problems, "layout": layout}
+            return result
         try:
             self.store.append(self.record.id, event)
         except Exception as exc:  # a full or failing disk: nothing changes

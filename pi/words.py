@@ -23,9 +23,9 @@ def no_game() -> Result:
                  "ゲームが始まっていません。ホスト画面から開始してください。")
 
 
-def refused(message: str) -> Result:
-    """An engine's refusal (its messages are English) for the pages."""
-    return error(message, f"受け付けられませんでした: {message}")
+def refused(message: str, ja: str | None = None) -> Result:
+    """An engine's refusal for the pages (in Japanese too when the engine gave one)."""
+    return error(message, ja or f"受け付けられませんでした: {message}")
 
 
 def colour_ja(colour: str) -> str:

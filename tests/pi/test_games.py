@@ -77,3 +77,19 @@ def test_a_random_game_through_the_pages(game, table, config):
         if not table.expects_now()["inputs"] or not random_step(table, rng):
             break
     assert steps >= 10, f"{game}: the random play stopped after {steps} steps at {table.expects_now()}"
+
+
+def test_a_refused_pyramid_is_drawn_on_the_seats_page_with_the_offending_dice(table, config):
+    seats = [{"name": "Aki", "colour": "green"}, {"name": "Ben", "colour": "red"}]
+    assert table.start_game("chiritsumo", seats, {}, seed=1)["ok"]
+    throw = [["clear", 1], ["yellow", 1], ["yellow", 4], ["yellow", 4], ["red", 2], ["red", 3], ["red", 3],
+             ["blue", 3], ["blue", 5], ["blue", 6]]
+    assert table.act(None, "throw", {"seat": "Aki", "dice": throw})["ok"]
+    rows = [[["yellow", 1], ["yellow", 4], None, None], [None, None, None], [None, None], [None]]  # 1 beside 4
+    result = table.act("Aki", "build", {"rows": rows})
+    assert not result["ok"] and "±1" in result["error"]["ja"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    mine = client.get(f"/seat/{table.record.tokens['Aki']}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="refused-layout"' in mine and mine.count("die yellow bad") == 2
+    assert 'id="refused-layout"' not in client.get("/").get_data(as_text=True)
+    assert 'id="refused-layout"' not in client.get(f"/seat/{table.record.tokens['Ben']}").get_data(as_text=True)

@@ -254,3 +254,45 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
     expect(pages.status.locator("#catches")).to_be_visible()
     expect(pages.status.locator("#due-text")).to_contain_text("Game over")
     pages.close()
+
+
+def test_a_whole_solo_game_of_chiritsumo_in_chromium(appliance, browser):
+    """Throws read by the camera; each pyramid entered on the seat page as its rows (the
+    player's best pyramid, as the page's hint shows it); the swaps chosen on the seat page."""
+    import json
+
+    from playwright.sync_api import expect
+
+    from engines.chiritsumo_pyramid import best_pyramid
+
+    app, root, clock = appliance
+    assert app.table.start_game("chiritsumo", [{"name": "Aki", "colour": "green"}], {}, seed=1)["ok"]
+    pages = Table(app, root, clock, browser)
+    for _ in range(100):
+        exp = app.table.expects_now()
+        if not exp["inputs"]:
+            break
+        inp = exp["inputs"][0]
+        before = pages.events()
+        if inp["type"] == "throw":
+            pages.throw()
+        elif inp["type"] == "build":
+            thrown = app.table.snapshot()["view"]["pyramids"]["Aki"]["throw"]
+            rows, _, _ = best_pyramid(thrown)
+            typed = [[[d.colour, d.face] if d is not None else None for d in row] for row in rows]
+            page = pages.phone("Aki")
+            page.locator("#build-rows").fill(json.dumps(typed))
+            page.locator("#send-build").click()
+            pages.wait_for_event(before)
+        elif inp["type"] == "swap":
+            page = pages.phone("Aki")
+            page.locator("#swap-give").select_option(index=0)
+            page.locator("#send-swap").click()
+            pages.wait_for_event(before)
+        else:
+            raise AssertionError(f"unexpected input {inp}")
+    view = app.table.snapshot()["view"]
+    assert view["phase"] == "over" and view["rank"]
+    expect(pages.status.locator("#rank")).to_be_visible()
+    expect(pages.status.locator(".pyramid").first).to_be_visible()
+    pages.close()

@@ -71,19 +71,22 @@ def state(token: str):
     return jsonify(table_of().snapshot(seat))
 
 
-@bp.post("/<token>/act")
-def act(token: str):
-    seat = _seat(token)
-    values = request.get_json(silent=True) if request.is_json else request.form
-    if not isinstance(values, dict) and not hasattr(values, "getlist"):
-        result = {"ok": False, "error": i18n.both("error_400")}
-    else:
-        result = table_of().act(seat, values.get("type"), values, source="phone")
+def _answer(result: dict[str, Any], token: str):
+    """A seat action's answer: JSON for scripts, else a flash message and back to the page."""
     if wants_json():
         return result_response(result)
     if not result["ok"]:
         flash(result["error"])
     return redirect(url_for("seat.page", token=token))
+
+
+@bp.post("/<token>/act")
+def act(token: str):
+    seat = _seat(token)
+    values = request.get_json(silent=True) if request.is_json else request.form
+    if not isinstance(values, dict) and not hasattr(values, "getlist"):
+        return _answer({"ok": False, "error": i18n.both("error_400")}, token)
+    return _answer(table_of().act(seat, values.get("type"), values, source="phone"), token)
 
 
 @bp.post("/<token>/faces")
@@ -94,31 +97,14 @@ def faces(token: str):
         typed = typed if isinstance(typed, list) else []
     else:
         typed = request.form.getlist("face")
-    result = table_of().type_faces(seat, typed)
-    if wants_json():
-        return result_response(result)
-    if not result["ok"]:
-        flash(result["error"])
-    return redirect(url_for("seat.page", token=token))
+    return _answer(table_of().type_faces(seat, typed), token)
 
 
 @bp.post("/<token>/claim")
 def claim(token: str):
-    seat = _seat(token)
-    result = table_of().claim_throw(seat)
-    if wants_json():
-        return result_response(result)
-    if not result["ok"]:
-        flash(result["error"])
-    return redirect(url_for("seat.page", token=token))
+    return _answer(table_of().claim_throw(_seat(token)), token)
 
 
 @bp.post("/<token>/layout")
 def layout(token: str):
-    seat = _seat(token)
-    result = table_of().read_layout(seat)
-    if wants_json():
-        return result_response(result)
-    if not result["ok"]:
-        flash(result["error"])
-    return redirect(url_for("seat.page", token=token))
+    return _answer(table_of().read_layout(_seat(token)), token)

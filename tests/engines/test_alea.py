@@ -6,6 +6,7 @@ import json
 import pytest
 
 from engines import alea
+from tests.engines.alea_inputs import due
 from engines.core import IllegalEvent, SetupError, event_list, replay
 
 SEATS = [
@@ -18,21 +19,6 @@ SEATS = [
 COLOUR = {s["name"]: s["colour"] for s in SEATS}
 NEVER = "total >= 200"  # no table of 25 dice reaches it
 
-
-
-def due(state) -> dict:
-    """The one input ALEA waits for, in short: {"kind", "seats", "dice" per colour, "reroll"},
-    {"kind": "card", "cards"} or {"kind": "over", "winner"} (docs/contracts.md has the full form)."""
-    exp = alea.expects(state)
-    if not exp["inputs"]:
-        return {"kind": "over", "winner": exp["winners"][0] if exp["winners"] else None}
-    (inp,) = exp["inputs"]
-    if inp["type"] == "card":
-        return {"kind": "card", "cards": [o["value"] for o in inp["fields"][0]["options"]]}
-    if inp["type"] == "declare":
-        return {"kind": "declare", "seats": inp["seats"], "min": 0, "max": inp["fields"][0]["max"]}
-    dice = {d["colour"]: d["count"] for d in inp["dice"]}
-    return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
 
 def game(players: int = 3, condition: str = NEVER, **options) -> alea.State:
     """A game whose deck is one custom card with ``condition`` (turned over every round)."""

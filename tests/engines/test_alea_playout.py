@@ -14,6 +14,7 @@ import random
 import pytest
 
 from engines import alea
+from tests.engines.alea_inputs import due
 from engines.core import IllegalEvent, event_list, replay
 from tests.engines.alea_reference import referee
 
@@ -22,21 +23,6 @@ MAX_EVENTS = 3000
 NAMES = ["Aki", "Ben", "Cy", "Dee", "Eri"]
 COLOURS = ["red", "blue", "green", "yellow", "white"]
 
-
-
-def due(state) -> dict:
-    """The one input ALEA waits for, in short: {"kind", "seats", "dice" per colour, "reroll"},
-    {"kind": "card", "cards"} or {"kind": "over", "winner"} (docs/contracts.md has the full form)."""
-    exp = alea.expects(state)
-    if not exp["inputs"]:
-        return {"kind": "over", "winner": exp["winners"][0] if exp["winners"] else None}
-    (inp,) = exp["inputs"]
-    if inp["type"] == "card":
-        return {"kind": "card", "cards": [o["value"] for o in inp["fields"][0]["options"]]}
-    if inp["type"] == "declare":
-        return {"kind": "declare", "seats": inp["seats"], "min": 0, "max": inp["fields"][0]["max"]}
-    dice = {d["colour"]: d["count"] for d in inp["dice"]}
-    return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
 
 def seats_for(players: int) -> list[dict]:
     return [{"name": n, "colour": c} for n, c in zip(NAMES[:players], COLOURS[:players])]

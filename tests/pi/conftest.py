@@ -26,6 +26,29 @@ class FakeClock:
         self.t += seconds
 
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: The marks of a test module that drives Debian's Chromium through Playwright.
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not __import__("os").path.exists(CHROMIUM),
+                       reason=f"{CHROMIUM} is missing: install Debian's chromium (run .ci/browser as root)"),
+]
+
+
+@pytest.fixture
+def browser():
+    """A headless Chromium (Debian's, no download) driven by Playwright."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 @pytest.fixture
 def config(tmp_path):
     base = config_module.load(None)

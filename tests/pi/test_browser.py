@@ -9,22 +9,14 @@ the seat panel measures presses on a fake clock the test moves, so nothing sleep
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 
 import pytest
 
-from tests.pi.conftest import SEATS3, FakeClock, declare, kind
+from tests.pi.conftest import BROWSER_MARKS, SEATS3, FakeClock, declare, kind
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason=f"{CHROMIUM} is missing: install Debian's chromium (run .ci/browser as root)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
@@ -46,15 +38,6 @@ def served(config):
         appliance.close()
 
 
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _press(page, seat: str, clock: FakeClock, hold: float) -> None:

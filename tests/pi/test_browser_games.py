@@ -10,24 +10,15 @@ a player would do on the pages; every page must stay free of script errors.
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 
 import pytest
 
-from tests.pi.conftest import FakeClock
+from tests.pi.conftest import BROWSER_MARKS, FakeClock
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chie", "colour": "green"}]
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason=f"{CHROMIUM} is missing: install Debian's chromium (run .ci/browser as root)"),
-]
+pytestmark = [*BROWSER_MARKS, pytest.mark.slow]
 
 
 @pytest.fixture
@@ -52,15 +43,6 @@ def appliance(config):
         app.close()
 
 
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 class Table:

@@ -1,0 +1,173 @@
+"""Seeded random games of Flying Dwarves chosen from expects(), with illegal events mixed in."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from engines import core
+from engines import flyingdwarves as fd
+
+GAMES = 2000
+COLOURS = ("red", "blue", "green", "yellow", "white")
+NAMES = ("Aki", "Ben", "Chika", "Dan", "Emi")
+
+
+def _seats(n):
+    return [{"name": NAMES[i], "colour": COLOURS[i]} for i in range(n)]
+
+
+def _value(rnd, state, inp, field):
+    kind = field["kind"]
+    if kind == "number":
+        if inp["type"] == "propel":
+            i = [s.name for s in state.seats].index(inp["_seat"])
+            return rnd.choice(state.hands[i])
+        return rnd.randint(field["min"], field["max"])
+    if kind == "choice":
+        return rnd.choice(field["options"])["value"]
+    if kind == "bool":
+        return rnd.random() < 0.7
+    if kind == "multi":
+        if inp["type"] == "draw":
+            task = state.tasks[0]
+            n = fd._draw_due(state, task[2])
+            deck = list(state.deck)
+            if n <= len(deck):
+                return rnd.sample(deck, n)
+            return deck + rnd.sample(list(state.used), n - len(deck))
+        return [rnd.choice(field["options"])["value"] for _ in range(field["min"])]
+    raise AssertionError(kind)
+
+
+def _legal(rnd, state):
+    ex = fd.expects(state)
+    options = []
+    for inp in ex["inputs"]:
+        for seat in inp["seats"]:
+            options.append((inp, seat))
+    assert options, f"no input in phase {state.phase}"
+    # items less often than moves, so games stay short
+    weights = [0.25 if inp["type"] == "item" else 1.0 for inp, _ in options]
+    inp, seat = rnd.choices(options, weights)[0]
+    inp = dict(inp, _seat=seat)
+    ev = {"type": inp["type"], "seat": seat}
+    for f in inp["fields"]:
+        ev[f["name"]] = _value(rnd, state, inp, f)
+    return ev
+
+
+def _illegal(rnd, state):
+    names = [s.name for s in state.seats]
+    due = {s for inp in fd.expects(state)["inputs"] for s in inp["seats"]}
+    idle = [n for n in names if n not in due]
+    kinds = [
+        {"type": "move", "seat": rnd.choice(idle)} if idle else {"type": "bogus"},
+        {"type": "propel", "seat": rnd.choice(names), "card": 9},
+        {"type": "item", "seat": rnd.choice(names), "card": "+9"},
+        {"type": "discard", "seat": rnd.choice(names), "card": 0},
+        {"type": "invest", "seat": rnd.choice(idle) if idle else "Nobody", "place": True},
+        {"type": "swap", "seat": rnd.choice(names), "with": "Nobody"},
+        {"type": "handicap", "seat": rnd.choice(names), "choice": "3 points"},
+        {"type": "start_cube", "seat": rnd.choice(names), "lot": 0},
+        {"type": "develop", "seat": rnd.choice(names), "lot": 0},
+    ]
+    if state.phase != "draw":
+        kinds.append({"type": "draw", "seat": rnd.choice(names), "cards": ["+1"]})
+    return rnd.choice(kinds)
+
+
+def _cards(state):
+    return Counter(state.deck) + Counter(state.used) + sum((Counter(h) for h in state.items), Counter())
+
+
+def _check(state, before, ev, cards):
+    n, L = len(state.seats), len(state.board)
+    assert _cards(state) == cards
+    top = fd.top_card(state)
+    for i in range(n):
+        pc = list(state.hands[i]) + list(state.discards[i])
+        pc += [c for c in (state.played[i],) if c is not None and state.phase != "propel"] if before.phase != "propel" or state.phase != "propel" else []
+        total = sum(state.cubes[k][i] for k in range(L)) + state.supply[i] + state.start_cube[i]
+        assert total == fd.SUPPLY + 1
+    for k in range(L):
+        assert sum(state.cubes[k]) <= fd.cap(state)
+        if sum(state.cubes[k]):
+            assert state.board[k][0] == "lot"
+    if ev["type"] == "move":
+        i = [s.name for s in state.seats].index(ev["seat"])
+        k = state.p[i] % L
+        if state.p[i] != before.p[i] and state.board[k][0] != "treasure":
+            for j in range(n):
+                if j != i and before.moved[j]:
+                    assert state.p[j] % L != k
+        assert state.p[i] >= before.p[i]
+    # points change only with the events that move them
+    if ev["type"] in ("propel", "item", "pass", "swap", "develop", "start_cube", "draw", "invest"):
+        if state.phase != "over":
+            diff = [a - b for a, b in zip(state.points, before.points)]
+            for k, j in enumerate(state.finished[len(before.finished):], start=len(before.finished)):
+                diff[j] -= fd.GOAL_BONUS[k] if k < 2 else 0
+            assert diff == [0] * n
+    assert len(state.finished) <= n
+
+
+def _hand_ok(state):
+    top = fd.top_card(state)
+    for i in range(len(state.seats)):
+        cards = list(state.hands[i]) + list(state.discards[i])
+        if state.chosen[i] is not None:
+            pass
+        if state.played[i] is not None and state.phase != "propel":
+            # played and not yet back: its card is in neither
+            still_out = state.played[i] not in cards or cards.count(state.played[i]) == 0
+            if still_out:
+                cards.append(state.played[i])
+        assert sorted(cards) == list(range(top + 1)), (i, state.hands[i], state.discards[i], state.played[i])
+
+
+def play(seed, check_replay=False):
+    rnd = random.Random(seed)
+    n = 3 + seed % 3
+    options = {"deck": "physical" if seed % 2 else "dealt"}
+    state = fd.setup(_seats(n), options, seed)
+    cards = _cards(state)
+    steps = 0
+    while state.phase != "over":
+        steps += 1
+        assert steps < 3000, "game does not end"
+        if rnd.random() < 0.08:
+            bad = _illegal(rnd, state)
+            legal = _legal(rnd, state)
+            try:
+                new = fd.apply(state, bad)
+            except core.IllegalEvent:
+                pass
+            else:
+                # the random "illegal" event happened to be legal: accept it as a move
+                state = new
+                continue
+        ev = _legal(rnd, state)
+        before = state
+        state = fd.apply(state, ev)
+        _check(state, before, ev, cards)
+        if state.phase != "propel" or before.phase != "propel":
+            pass
+        if state.phase not in ("propel", "over"):
+            _hand_ok(state)
+    assert state.winners
+    assert fd.expects(state)["inputs"] == []
+    if check_replay:
+        again, steps_ = core.replay(fd, _seats(n), options, seed, core.event_list(state))
+        assert all(s.accepted for s in steps_)
+        assert again == state
+    return state
+
+
+def test_playouts():
+    ended = Counter()
+    for seed in range(GAMES):
+        state = play(seed, check_replay=seed % 50 == 0)
+        ended[len(state.seats)] += 1
+    assert sum(ended.values()) == GAMES

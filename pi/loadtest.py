@@ -221,7 +221,10 @@ def _run(host: str, port: int, seats: list[str], pid: int | None, args: argparse
     started = time.monotonic()
     workers: list[threading.Thread] = []
     k = 0
+    rss_mid = None
     while time.monotonic() - started < args.seconds:
+        if rss_mid is None and time.monotonic() - started >= args.seconds / 2:
+            rss_mid = _rss_mb(pid)
         method, path, body = paths[k % len(paths)]
         k += 1
         worker = threading.Thread(target=one, args=(method, path, body), daemon=True)
@@ -249,7 +252,8 @@ def _run(host: str, port: int, seats: list[str], pid: int | None, args: argparse
     ok_latency = p99 <= P99_TARGET_MS
     print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms (target p99 <= {P99_TARGET_MS:.0f} ms: {'ok' if ok_latency else 'MISSED'})")
     if rss_start is not None and rss_end is not None:
-        print(f"server memory (RSS): {rss_start:.0f} MB at start, {rss_end:.0f} MB at end")
+        mid = f", {rss_mid:.0f} MB half-way" if rss_mid is not None else ""
+        print(f"server memory (RSS): {rss_start:.0f} MB at start{mid}, {rss_end:.0f} MB at end")
     else:
         print("server memory: not known (--url: the server is not this command's process)")
     return 0 if not errors and ok_latency else 1

@@ -203,17 +203,6 @@ def test_step_back_many_and_never_behind_the_start_space():
     assert s.p[2] == 6
 
 
-def test_blocked_all_the_way_back_stays_and_triggers_nothing():
-    s = started(3)
-    s = at(s, p=(0, 1, 2), hands=((0, 1, 2, 3, 4),) * 3)
-    s = propel(s, 1, 1, 0)
-    s = fd.apply(s, ev("move", "Aki"))  # 0 -> 1 (Ben has not moved)
-    assert s.p[0] == 1
-    pts_before = s.points
-    s = fd.apply(s, ev("move", "Ben"))  # 1 -> 2 treasure? no: Chika on 2 has not moved: 2
-    assert s.p[1] == 2
-
-
 def test_blocked_back_to_start_space_gives_nothing():
     s = propel(started(3), 1, 1, 2)
     s = fd.apply(s, ev("move", "Aki"))  # 0 -> 1, mine 2
@@ -273,13 +262,12 @@ def test_question_mine_with_only_zero_in_hand_asks_nothing():
 
 
 def test_treasure_draws_and_reshuffles_the_used_pile():
-    s = started(3, items=["+1", "+2"])
-    s = at(s, deck=("+1",), used=("+2",))
+    s = started(3, items=["+2", "-1"])
+    s = at(s, deck=(), used=("+2", "-1"))
     s = propel(s, 2, 0, 0)
     s = fd.apply(s, ev("move", "Aki"))
-    s = at(s, p=(0, 0, 0))
-    assert s.items[0] == ("+1",)
-    s = at(s, deck=(), used=("+2",), p=(0, 0, 0), moved=(False,) * 3, items=((),) * 3)
+    assert len(s.items[0]) == 1 and len(s.deck) == 1 and s.used == ()
+    assert sorted(s.items[0] + s.deck) == ["+2", "-1"]
 
 
 def test_treasure_deck_and_used_empty_draws_fewer():
@@ -318,25 +306,23 @@ def test_wasteland_discards_the_two_highest_never_zero():
 
 def test_lot_invest_score_own_pay_others_and_cap():
     s = started(3)
-    s = propel(s, 4, 0, 0)
+    s = propel(s, 4, 3, 0)
     s = fd.apply(s, ev("move", "Aki"))  # 4: lot, empty
     assert s.phase == "invest"
     assert fd.expects(s)["inputs"][0]["fields"][0]["kind"] == "bool"
     s = fd.apply(s, ev("invest", "Aki", place=True))
     assert s.cubes[4][0] == 1 and s.supply[0] == 3
-    # Ben and Chika land on it: Ben pays Aki 1 and invests; Chika pays both, lot full (cap 2)
-    s = at(s, p=(0, 3, 3), moved=(False,) * 3, hands=((0, 1, 2, 3, 4),) * 3, discards=((),) * 3)
-    s = at(s, tasks=(("round",),) + tuple(t for t in s.tasks if t[0] == "round_end"))
-    s = fd._advance(at(s, tasks=(("round",), ("round_end",))))
-    s = at(s, round=0, tasks=(("round",),))
-    s = fd._advance(s)
-    s = propel(s, 0, 1, 1)
-    s = fd.apply(s, ev("move", "Aki"))
-    s = fd.apply(s, ev("move", "Ben"))
+    s = fd.apply(s, ev("move", "Ben"))  # 3: wasteland
+    s = fd.apply(s, ev("move", "Chika"))
+    s = propel(s, 0, 1, 4)  # round 2: Ben, Chika, Aki
+    s = fd.apply(s, ev("move", "Ben"))  # 3 -> 4: pays Aki 1, then may invest
     assert pts(s) == [4, 2, 3] and s.phase == "invest"
     s = fd.apply(s, ev("invest", "Ben", place=True))
-    s = fd.apply(s, ev("move", "Chika"))  # treasure? no: 3+1 = 4, Ben moved there: blocked to 3 = start
+    assert s.cubes[4] == (1, 1, 0)
+    assert fd.lots_with_room(s) == [7, 9]  # cap 2 with 3 seats
+    s = fd.apply(s, ev("move", "Chika"))  # 0 + 4 = 4, Ben moved there: back to 3
     assert s.p[2] == 3
+    s = fd.apply(s, ev("move", "Aki"))
 
 
 def test_lot_full_refuses_invest_and_owner_scores_all_cubes():

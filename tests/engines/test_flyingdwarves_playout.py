@@ -12,6 +12,10 @@ from engines import flyingdwarves as fd
 GAMES = 2000
 COLOURS = ("red", "blue", "green", "yellow", "white")
 NAMES = ("Aki", "Ben", "Chika", "Dan", "Emi")
+# Most games run on a short loop with every kind of space (the default board of 30 spaces
+# is played one game in four), so that 2,000 games stay fast.
+SHORT = ["start", "mine 1", "treasure 1", "lot", "mine ?", "mine 2", "wasteland", "lot",
+         "treasure 2", "mine 3", "lot", "mine 1", "lot", "mine ?"]
 
 
 def _seats(n):
@@ -117,16 +121,12 @@ def _check(state, before, ev, cards):
 
 
 def _hand_ok(state):
+    """Propulsion cards are conserved: hand + discards + the card in play is 0..top."""
     top = fd.top_card(state)
     for i in range(len(state.seats)):
         cards = list(state.hands[i]) + list(state.discards[i])
-        if state.chosen[i] is not None:
-            pass
-        if state.played[i] is not None and state.phase != "propel":
-            # played and not yet back: its card is in neither
-            still_out = state.played[i] not in cards or cards.count(state.played[i]) == 0
-            if still_out:
-                cards.append(state.played[i])
+        if len(cards) == top:  # the played card is out until the end of its move
+            cards.append(state.played[i])
         assert sorted(cards) == list(range(top + 1)), (i, state.hands[i], state.discards[i], state.played[i])
 
 
@@ -134,6 +134,8 @@ def play(seed, check_replay=False):
     rnd = random.Random(seed)
     n = 3 + seed % 3
     options = {"deck": "physical" if seed % 2 else "dealt"}
+    if seed % 4:
+        options["board"] = SHORT
     state = fd.setup(_seats(n), options, seed)
     cards = _cards(state)
     steps = 0
@@ -142,21 +144,12 @@ def play(seed, check_replay=False):
         assert steps < 3000, "game does not end"
         if rnd.random() < 0.08:
             bad = _illegal(rnd, state)
-            legal = _legal(rnd, state)
-            try:
-                new = fd.apply(state, bad)
-            except core.IllegalEvent:
-                pass
-            else:
-                # the random "illegal" event happened to be legal: accept it as a move
-                state = new
-                continue
+            with pytest.raises(core.IllegalEvent):
+                fd.apply(state, bad)  # refused; states are frozen, so nothing changed
         ev = _legal(rnd, state)
         before = state
         state = fd.apply(state, ev)
         _check(state, before, ev, cards)
-        if state.phase != "propel" or before.phase != "propel":
-            pass
         if state.phase not in ("propel", "over"):
             _hand_ok(state)
     assert state.winners

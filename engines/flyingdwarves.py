@@ -724,8 +724,8 @@ def _draw(state: State, i: int, event: Mapping[str, Any]) -> State:
     _due(state, i, "draw", ("draw",), state.tasks[0][1] if state.phase == "draw" else None)
     cards = event["cards"]
     n = _draw_due(state, state.tasks[0][2])
-    if not isinstance(cards, list) or len(cards) != n:
-        raise IllegalEvent(f"draw exactly {n} item card(s), saw {cards!r}")
+    if not isinstance(cards, list) or len(cards) != n or not all(isinstance(c, str) for c in cards):
+        raise IllegalEvent(f"draw exactly {n} item card(s), named like \"+1\" or \"copy\"; saw {cards!r}")
     got, deck = Counter(cards), Counter(state.deck)
     used = state.used
     if n <= len(state.deck):

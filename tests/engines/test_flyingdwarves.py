@@ -566,3 +566,56 @@ def test_view_keys():
         assert key in v
     assert v["mine"]["hand"] == [0, 1, 2, 3, 4]
     json.dumps(v)
+
+
+def test_five_seats_two_items_handicap_and_card_five():
+    s = new(5, items=["+1", "-1", "copy", "cancel", "swap", "develop"])
+    opts = [o["value"] for o in fd.expects(s)["inputs"][0]["fields"][0]["options"]]
+    assert opts == ["1 point", "1 item", "2 points", "2 items"]
+    s = fd.apply(s, ev("handicap", "Emi", choice="2 items"))
+    assert len(s.items[4]) == 2 and len(s.deck) == 4
+    s = fd.apply(s, ev("handicap", "Dan", choice="2 points"))
+    s = fd.apply(s, ev("handicap", "Chika", choice="1 item"))
+    s = fd.apply(s, ev("handicap", "Ben", choice="1 point"))
+    assert s.points == (3, 4, 3, 5, 3) and s.phase == "propel"
+    assert fd.expects(s)["inputs"][0]["fields"][0]["max"] == 5
+    s = fd.apply(s, ev("propel", "Aki", card=5))
+    assert s.chosen[0] == 5
+
+
+def test_paying_may_go_negative_and_payments_go_to_each_owner():
+    s = started(4)
+    cubes = list(s.cubes)
+    cubes[4] = (0, 2, 1, 0)
+    s = at(s, cubes=tuple(cubes), points=(1, 3, 3, 3))
+    s = propel(s, 4, 0, 0, 0)
+    s = fd.apply(s, ev("move", "Aki"))
+    assert pts(s) == [-2, 5, 4, 3] and s.phase == "move"  # the lot is full (3 with 4 seats)
+
+
+def test_events_out_of_turn_are_refused_and_name_what_is_due():
+    s = propel(started(3), 1, 1, 1)
+    with pytest.raises(IllegalEvent, match="move from Aki"):
+        fd.apply(s, ev("move", "Ben"))
+    with pytest.raises(IllegalEvent):
+        fd.apply(s, ev("pass", "Aki"))  # no exchange is open
+    with pytest.raises(IllegalEvent):
+        fd.apply(s, ev("propel", "Aki", card=2))
+    with pytest.raises(IllegalEvent, match="unknown seat"):
+        fd.apply(s, ev("move", "Zed"))
+    with pytest.raises(IllegalEvent, match="unknown field"):
+        fd.apply(s, ev("move", "Aki", card=2))
+
+
+def test_replay_of_the_event_list_rebuilds_the_state():
+    s = new(3)
+    s = fd.apply(s, ev("handicap", "Chika", choice="1 item"))
+    s = fd.apply(s, ev("handicap", "Ben", choice="1 point"))
+    s = propel(s, 2, 3, 4)
+    s = fd.apply(s, ev("item", "Chika", card="+1"))
+    s = fd.apply(s, ev("move", "Aki"))
+    s = fd.apply(s, ev("move", "Ben"))
+    again, steps = core.replay(fd, seats(3), {"board": BOARD, "deck": "dealt", "items": ["+1"] * 10}, 1,
+                               core.event_list(s))
+    assert all(st.accepted for st in steps)
+    assert again == s

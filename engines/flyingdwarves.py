@@ -38,7 +38,7 @@ Decisions where RULES.md and SCRIPTS.md are silent:
   room, it does nothing.
 - Items drawn by a handicap are drawn right after that seat's choice.
 - The seed text gives no board length; the default board has 30 spaces (start, 13 mines
-  of which 3 are ``?``, 5 treasures, 3 wastelands, 8 lots: and 60 spaces to the goal).
+  of which 3 are ``?``, 5 treasures, 3 wastelands, 8 lots; 60 spaces to the goal).
 - A swap robot's user may be one of the candidates.
 - Scores in the view are the points so far; when the game is over they include the
   distance penalty and the lot majorities.

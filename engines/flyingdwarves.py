@@ -1017,7 +1017,8 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
             "colour": state.seats[i].colour,
             "hand": list(state.hands[i]),
             "items": sorted(state.items[i]),
-            "chosen": state.chosen[i] if state.phase == "propel" else state.played[i],
+            "chosen": (state.chosen[i] if state.phase == "propel"
+                       else state.played[i] if state.phase != "over" else None),
             "to_choose": state.phase == "propel" and state.chosen[i] is None,
         }
     return out

@@ -102,7 +102,7 @@ class Table:
         forms = self.table.snapshot(seat)["forms"]
         try:  # the page reloads itself when its forms change: wait for that first
             page.wait_for_function("forms => document.body.getAttribute('data-forms') === forms", arg=forms,
-                                   timeout=2000)
+                                   timeout=1000)
         except Error:
             page.goto(f"{self.root}/seat/{self.table.record.tokens[seat]}")
         page.wait_for_load_state()
@@ -134,6 +134,33 @@ class Table:
                 break
             version = self.table.wait_for_change(version, timeout=0.5)
         self.wait_for_event(before)
+
+    def submit(self, inp: dict, seat: str | None, choose=None) -> None:
+        """Send ``inp`` from ``seat``'s page (the host page when None) with the form's own
+        defaults: the first option of every list, the first number, no box ticked;
+        ``choose(page)`` may set fields first."""
+        before = self.events()
+        page = self.phone(seat) if seat is not None else self.host()
+        form = page.locator(f"#form-{inp['type']}")
+        for field in inp.get("fields", []):
+            if field["kind"] == "number" and field["max"] - field["min"] <= 20:
+                radios = form.locator(f"input[name={field['name']}]")
+                if not form.locator(f"input[name={field['name']}]:checked").count():
+                    form.locator("label.value").first.click()
+        if choose is not None:
+            choose(page)
+        form.locator(f"#send-{inp['type']}").click()
+        self.wait_for_event(before)
+
+    def host(self):
+        if not hasattr(self, "host_page"):
+            self.host_page = self.context.new_page()
+            self.host_page.goto(self.root + "/host")
+            self.host_page.fill("input[name=pin]", self.appliance.config.host_pin)
+            self.host_page.click("#login-form button[type=submit]")
+        else:
+            self.host_page.goto(self.root + "/host")
+        return self.host_page
 
     def close(self) -> None:
         self.context.close()
@@ -277,4 +304,52 @@ def test_a_whole_solo_game_of_chiritsumo_in_chromium(appliance, browser):
     assert view["phase"] == "over" and view["rank"]
     expect(pages.status.locator("#rank")).to_be_visible()
     expect(pages.status.locator(".pyramid").first).to_be_visible()
+    pages.close()
+
+
+def test_a_whole_game_of_flying_dwarves_in_chromium(appliance, browser):
+    """Handicaps, secret propulsion cards on a virtual button and on the phones (a card not
+    in hand refused on the button, said on that seat's page only), moves, lots and mines on
+    the seat pages, on a short board so that the game ends in a few rounds."""
+    from playwright.sync_api import expect
+
+    app, root, clock = appliance
+    board = ["start", "mine ?", "lot", "treasure 1", "wasteland", "mine 1"]
+    assert app.table.start_game("flyingdwarves", SEATS, {"board": board}, seed=2)["ok"]
+    pages = Table(app, root, clock, browser)
+    refused_once = False
+    for _ in range(400):
+        exp = app.table.expects_now()
+        if not exp["inputs"]:
+            break
+        inp = exp["inputs"][0]
+        if inp.get("secret"):
+            before = pages.events()
+            for seat in [s for i in exp["inputs"] if i.get("secret") for s in i["seats"]]:
+                hand = app.table.snapshot(seat)["view"]["mine"]["hand"]
+                top = inp["fields"][0]["max"]
+                if seat == "Aki":
+                    if not refused_once and any(c not in hand for c in range(top + 1)):
+                        missing = next(c for c in range(top + 1) if c not in hand)
+                        pages.button_choice(seat, missing)  # a card Aki does not hold
+                        expect(pages.phone("Aki").locator("#note")).to_be_visible()
+                        assert app.table.snapshot()["warning"] is None  # nobody else is told
+                        refused_once = True
+                    pages.button_choice(seat, hand[-1])
+                else:
+                    page = pages.phone(seat)
+                    page.locator("#form-propel label.value", has_text=str(hand[-1])).click()
+                    page.locator("#send-propel").click()
+                    expect(page.locator("#chosen")).to_have_text(str(hand[-1]))
+            pages.wait_for_event(before)
+            continue
+        # This walk plays no item: the mover moves, a seat with priority passes.
+        types = {i["type"]: i for i in exp["inputs"]}
+        inp = types.get("move") or types.get("pass") or inp
+        pages.submit(inp, inp["seats"][0] if inp["seats"] else None)
+    view = app.table.snapshot()["view"]
+    assert view["phase"] == "over" and view["winners"] and len(view["finished"]) >= 2
+    assert refused_once
+    expect(pages.status.locator("#finished")).to_be_visible()
+    expect(pages.status.locator("#due-text")).to_contain_text("Game over")
     pages.close()

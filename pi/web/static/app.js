@@ -44,7 +44,9 @@
       el.textContent = ledWords[led] || led;
       el.dataset.led = led;
     });
-    var typing = document.activeElement && /INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName);
+    var active = document.activeElement;
+    var typing = active && (/SELECT|TEXTAREA/.test(active.tagName) ||
+      (active.tagName === "INPUT" && /^(text|number|password|search)$/.test(active.type)));
     // The forms depend on what the game waits for from this page (and, on the host page,
     // on the game and a pending prompt): when that changes, load the page again.
     var changed = (state.forms || "") !== (body.dataset.forms || "");

@@ -44,6 +44,7 @@ Events (docs/replay.md):
 from __future__ import annotations
 
 import json
+import math
 import platform
 import statistics
 import tomllib
@@ -384,9 +385,9 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
                  "options": [_opt(n, f"{n} ({f})", f"{n}（{f}）") for n, f, who in squares(state) if n in targets]},
             ],
         })
-    build_faces = faces if two else blocked
-    if build_faces and (two or blocked):
-        many = two and len(held) >= 2
+    many = two and len(held) >= 2
+    build_faces = faces if many else blocked
+    if build_faces:
         out.append({
             "type": "build", "seats": [seat], "secret": False,
             "prompt": text(
@@ -396,7 +397,7 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
                 "最初と最後のマスに働きアリを置きます。"),
             "fields": [
                 {"name": "dice", "kind": "multi", "repeat": True, "min": 1, "max": 2 if many else 1,
-                 "label": text("Dice", "ダイス"), "options": [_opt(f, str(f)) for f in faces]},
+                 "label": text("Dice", "ダイス"), "options": [_opt(f, str(f)) for f in build_faces]},
                 {"name": "tape.faces", "kind": "numbers", "min": 1, "max": 6,
                  "label": text("Printed faces, from one end to the other", "印刷された目（端から順に）")},
                 {"name": "tape.from", "kind": "choice", "label": text("First end joins", "始点の接続先"),
@@ -674,6 +675,50 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
 # --- view --------------------------------------------------------------------------------
 
 
+def drawing(state: State) -> dict[str, Any]:
+    """Where the page draws each nest and square (a 100 x 100 box) and the lines between
+    them: nests on a circle, a colour's two nests facing each other; a tape's squares
+    follow a curve between its ends (bowed by its number so tapes between the same places
+    stay apart), or run outward from its one joined end."""
+    at: dict[str, tuple[float, float]] = {}
+    for c in range(len(state.nests)):
+        for k in (0, 1):
+            a = math.radians(c * 45 + k * 180 - 90)
+            at[f"{state.nests[c]}-{k + 1}"] = (50 + 44 * math.cos(a), 50 + 44 * math.sin(a))
+    for t, (faces, start, end) in enumerate(state.tapes):
+        n = len(faces)
+        p = at.get(start) if start is not None else None
+        q = at.get(end) if end is not None else None
+        if p is None and q is None:
+            a = math.radians(t * 67)
+            p = (50 + 18 * math.cos(a), 50 + 18 * math.sin(a))
+        points: list[tuple[float, float]] = []
+        if p is not None and q is not None:
+            bow = ((t % 5) - 2) * 8.0
+            mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+            dx, dy = q[0] - p[0], q[1] - p[1]
+            norm = math.hypot(dx, dy) or 1.0
+            cx, cy = mx - dy / norm * bow, my + dx / norm * bow
+            for k in range(n):
+                u = (k + 1) / (n + 1)
+                points.append(((1 - u) ** 2 * p[0] + 2 * u * (1 - u) * cx + u * u * q[0],
+                               (1 - u) ** 2 * p[1] + 2 * u * (1 - u) * cy + u * u * q[1]))
+        else:
+            base = p if p is not None else q
+            assert base is not None
+            a = math.atan2(50 - base[1], 50 - base[0]) + math.radians(((t % 7) - 3) * 20)
+            step = min(7.0, 40.0 / n)
+            line = [(base[0] + step * (k + 1) * math.cos(a), base[1] + step * (k + 1) * math.sin(a)) for k in range(n)]
+            points = line if p is not None else line[::-1]
+        for k, (x, y) in enumerate(points):
+            at[square_name(t, k)] = (min(97.0, max(3.0, x)), min(97.0, max(3.0, y)))
+    adj, _, names = graph(state)
+    edges = sorted({(min(a, b), max(a, b)) for a in range(len(adj)) for b in adj[a]})
+    return {"at": {n: [round(x, 1), round(y, 1)] for n, (x, y) in at.items()},
+            "edges": [[names[a], names[b]] for a, b in edges]}
+
+
+
 def view(state: State, seat: str | None = None) -> dict[str, Any]:
     """The game for the pages and replay (SCRIPTS.md keys and the network to draw)."""
     names = _names(state)
@@ -699,6 +744,7 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
                                for k, f in enumerate(faces)]}
                   for t, (faces, start, end) in enumerate(state.tapes)],
         "routes": complete_routes(state),
+        "drawing": drawing(state),
         "log": [{"en": en, "ja": ja} for en, ja in state.log],
     }
     held = _held(state) if state.phase in ("turn", "others") else ()
@@ -711,25 +757,41 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
 # --- dicetable ariexpress-bench ------------------------------------------------------------
 
 
+class _OverBudget(Exception):
+    pass
+
+
 def run_bench(args: Any, out: Any, clock: Any) -> int:
     """``dicetable ariexpress-bench``: scoring time on seeded random networks as they grow."""
     sizes = [(25, 4), (50, 8), (100, 15), (200, 30), (300, 45), (400, 60)]
     runs_n = max(1, int(args.runs))
-    out.write(f"Ari Express exact scoring (longest runs, 4 colours, {args.seats} seats), "
-              f"median of {runs_n} seeded networks per size\n")
+    out.write(f"Ari Express exact scoring: the longest runs of {args.seats} seats on 4 colours, every square "
+              f"occupied, {runs_n} seeded random networks per size (budget {args.budget:g} s per network)\n")
     out.write(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
-    out.write(f"{'squares':>8} {'junctions':>9} {'median ms':>10} {'max ms':>8}\n")
+    out.write(f"{'squares':>8} {'junctions':>9} {'median ms':>10} {'max ms':>10}  over budget\n")
     for n_squares, n_junctions in sizes:
         if n_squares > args.max_squares:
             break
-        times = []
+        times: list[float] = []
+        over = 0
         for seed in range(runs_n):
             net = routes.random_network(seed, n_squares, n_junctions, seats=args.seats)
             start = clock()
-            for c in range(4):
-                routes.best_runs(net.adj, net.owner, 2 * c, 2 * c + 1, args.seats)
+
+            def tick() -> None:
+                if clock() - start > args.budget:
+                    raise _OverBudget
+
+            try:
+                for c in range(4):
+                    routes.best_runs(net.adj, net.owner, 2 * c, 2 * c + 1, args.seats, tick)
+            except _OverBudget:
+                over += 1
+                continue
             times.append((clock() - start) * 1000)
-        out.write(f"{n_squares:>8} {n_junctions:>9} {statistics.median(times):>10.1f} {max(times):>8.1f}\n")
+        median = f"{statistics.median(times):10.1f}" if times else f"{'-':>10}"
+        worst = f"{max(times):10.1f}" if times else f"{'-':>10}"
+        out.write(f"{n_squares:>8} {net.junctions:>9} {median} {worst}  {over} of {runs_n}\n")
         out.flush()
     return 0
 
@@ -740,11 +802,13 @@ COMMANDS = (
         help="time the exact Ari Express scoring on seeded random networks as they grow",
         description="Score 4 colours (every square occupied by random seats) on seeded random networks "
         "of 25 to 400 squares with as many junctions in proportion, and print the median and the "
-        "slowest time per size, with the machine.",
+        "slowest time per size, with the machine; a network that takes longer than the budget is counted, not timed.",
         arguments=(
             (("--runs",), {"type": int, "default": 5, "help": "networks per size (default 5)"}),
             (("--seats",), {"type": int, "default": 4, "help": "seats owning the workers (default 4)"}),
             (("--max-squares",), {"type": int, "default": 400, "help": "stop after this size (default 400)"}),
+            (("--budget",), {"type": float, "default": 10.0,
+                             "help": "seconds one network may take before it counts as over budget (default 10)"}),
         ),
         run=run_bench,
     ),

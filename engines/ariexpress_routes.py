@@ -156,11 +156,13 @@ def _chains(adj: Sequence[Sequence[int]], nodes: set[int], a: int, b: int):
 
 
 def best_runs(
-    adj: Sequence[Sequence[int]], owner: Sequence[int], a: int, b: int, seats: int
+    adj: Sequence[Sequence[int]], owner: Sequence[int], a: int, b: int, seats: int,
+    tick: Callable[[], None] | None = None,
 ) -> tuple[int, ...] | None:
     """Per seat, the longest run of its own consecutive workers on any complete simple
     route from nest ``a`` to nest ``b``; None when no route is complete (see the module
-    docstring for the method and why it is exact)."""
+    docstring for the method and why it is exact). ``tick`` is called every 1,000 search
+    states (a benchmark's time budget raises from it)."""
     nodes = useful(adj, owner, a, b)
     if not nodes and not complete(adj, owner, a, b):
         return None
@@ -230,6 +232,8 @@ def best_runs(
         key = (v, allowed)
         if key in memo:
             return memo[key]
+        if tick is not None and len(memo) % 1000 == 999:
+            tick()
         best_a = [-1] * seats
         best_b = [-1] * seats
         found = False

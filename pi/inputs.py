@@ -104,11 +104,19 @@ def event_from_values(inp: Mapping[str, Any], seat: str | None, values: Any) -> 
         raw = _raw(values, f)
         if raw is _MISSING:
             if "default" in f:
-                event[name] = f["default"]
+                _put(event, name, f["default"])
                 continue
             raise InputError(f"{_label(f, 'en')}: give a value.", f"{_label(f, 'ja')}: 値を入力してください。")
-        event[name] = _parse(f, raw)
+        _put(event, name, _parse(f, raw))
     return event
+
+
+def _put(event: dict[str, Any], name: str, value: Any) -> None:
+    """``event[name] = value``; a dotted name (``tape.faces``) fills a nested object."""
+    *outer, last = name.split(".")
+    for key in outer:
+        event = event.setdefault(key, {})
+    event[last] = value
 
 
 _MISSING = object()
@@ -123,8 +131,14 @@ def _first(values: Any, name: str) -> Any:
 
 def _raw(values: Any, f: Mapping[str, Any]) -> Any:
     name = f["name"]
-    if not hasattr(values, "getlist"):  # JSON: values are typed already
-        return values[name] if isinstance(values, Mapping) and name in values else _MISSING
+    if not hasattr(values, "getlist"):  # JSON: values are typed already, nested or dotted
+        if isinstance(values, Mapping) and name in values:
+            return values[name]
+        for key in name.split("."):
+            if not isinstance(values, Mapping) or key not in values:
+                return _MISSING
+            values = values[key]
+        return values
     kind = f.get("kind")
     if kind == "multi":
         if f.get("repeat"):
@@ -187,6 +201,8 @@ def _parse(f: Mapping[str, Any], raw: Any) -> Any:
         return dice
     if kind == "picked":
         return [int(p) if p.lstrip("-").isdigit() else p for p in re.split(r"[\s,、]+", raw.strip()) if p]
+    if kind == "numbers":
+        return [_int(p, f) for p in re.split(r"[\s,、]+", raw.strip()) if p]
     if kind in ("json", "layout"):
         try:
             return json.loads(raw)
@@ -215,6 +231,7 @@ def parse_dice(text: str) -> list[dict[str, Any]] | None:
 
 def dice_text(dice: Iterable[Mapping[str, Any]]) -> str:
     """Dice as the host types them: ``red 3, red 7 d10``."""
+    dice = [d if isinstance(d, Mapping) else dict(zip(("colour", "face", "sides"), d)) for d in dice]
     return ", ".join(f"{d.get('colour')} {d.get('face')}" + (f" d{d['sides']}" if d.get("sides", 6) != 6 else "")
                      for d in dice)
 
@@ -235,6 +252,8 @@ def sample_values(inp: Mapping[str, Any], rng: Any) -> dict[str, Any]:
             values[f["name"]] = [o["value"] for o in f.get("options", [])[: int(f.get("min", 0))]]
         elif kind == "bool":
             values[f["name"]] = False
+        elif kind == "numbers":
+            values[f["name"]] = [rng.randint(int(f["min"]), int(f["max"])) for _ in range(rng.randint(2, 5))]
         elif kind == "layout":
             values[f["name"]] = [[None] * int(n) for n in f.get("rows", ())]
     return values

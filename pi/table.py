@@ -99,6 +99,16 @@ class RollDie:
         return out
 
 
+
+def _thrown(event: Mapping[str, Any]) -> list[Any] | None:
+    """The dice of a throw event (each die a ``{"colour", "face"}`` or ``[colour, face]``);
+    None for any other event, e.g. one whose "dice" are faces kept or spent."""
+    dice = event.get("dice")
+    if not isinstance(dice, list) or not dice:
+        return None
+    ok = all(isinstance(d, Mapping) and "colour" in d or isinstance(d, list) and d and isinstance(d[0], str) for d in dice)
+    return list(dice) if ok else None
+
 class Table:
     """The appliance's one state, guarded by one lock, with all collaborators injected.
 
@@ -639,7 +649,7 @@ class Table:
             if self.record is None:
                 return no_game()
             events = list(self.store.events(self.record.id))
-            if not events or "dice" not in events[-1]:
+            if not events or _thrown(events[-1]) is None:
                 return error("The last event is not a throw; undo the later events first.",
                              "最後の操作はダイスの振りではありません。先に後の操作を取り消してください。")
             from engines import IllegalEvent
@@ -661,7 +671,7 @@ class Table:
             if self.record is None:
                 return []
             events = list(self.store.events(self.record.id))
-        return list(events[-1]["dice"]) if events and isinstance(events[-1].get("dice"), list) else []
+        return (_thrown(events[-1]) or []) if events else []
 
     # ------------------------------------------------------------------ views
 

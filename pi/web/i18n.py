@@ -65,6 +65,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The dice you picked up, as they showed before: faces of d6, d10 / d20 by name, e.g. 3 5 d20",
         "ja": "拾ったダイスを振る前の目で: d6は目、d10・d20は名前（例: 3 5 d20）",
     },
+    "numbers_format": {"en": "Whole numbers {min} to {max} in order, separated by spaces, e.g. 6 2 5 1",
+                       "ja": "{min}〜{max}の数を順にスペースで区切って（例: 6 2 5 1）"},
     "json_format": {"en": "JSON, as in the example", "ja": "例のとおり JSON で"},
     "options_hint": {
         "en": "Each game's options are listed in docs/replay.md, e.g. {\"deck\": \"physical\"} for a printed deck.",

@@ -353,3 +353,55 @@ def test_a_whole_game_of_flying_dwarves_in_chromium(appliance, browser):
     expect(pages.status.locator("#finished")).to_be_visible()
     expect(pages.status.locator("#due-text")).to_contain_text("Game over")
     pages.close()
+
+
+def test_a_whole_game_of_ari_express_in_chromium(appliance, browser):
+    """Throws read by the camera, dice kept and tapes built on the turn player's phone (faces
+    and both ends typed into the form), the die handed on placed or passed on the other
+    phone, until three colours are complete; the status page draws the network."""
+    from playwright.sync_api import expect
+
+    app, root, clock = appliance
+    seats = SEATS[:2]
+    assert app.table.start_game("ariexpress", seats, {}, seed=4)["ok"]
+    pages = Table(app, root, clock, browser)
+    colours = iter(["red", "blue", "yellow", "green"])
+
+    def fill_counts(form, field: dict, faces: list[int]) -> None:
+        for k, option in enumerate(field["options"]):
+            form.locator(f'input[name="{field["name"]}.{k}"]').fill(str(faces.count(option["value"])))
+
+    for _ in range(60):
+        exp = app.table.expects_now()
+        if not exp["inputs"]:
+            break
+        types = {i["type"]: i for i in exp["inputs"]}
+        view = app.table.snapshot()["view"]
+        if "throw" in types:
+            pages.throw()
+        elif "keep" in types:
+            inp = types["keep"]
+            keep = sorted(view["thrown"])[: inp["fields"][0]["min"]]
+            pages.submit(inp, inp["seats"][0], lambda page: fill_counts(page.locator("#form-keep"), inp["fields"][0], keep))
+        elif view["phase"] == "turn" and "build" in types and len(view["kept"]) >= 2:
+            inp, colour = types["build"], next(colours)
+
+            def build(page, inp=inp, colour=colour):
+                form = page.locator("#form-build")
+                fill_counts(form, inp["fields"][0], view["kept"][:2])
+                form.locator('input[name="tape.faces"]').fill("3 5")
+                form.locator('select[name="tape.from"]').select_option(f"{colour}-1")
+                form.locator('select[name="tape.to"]').select_option(f"{colour}-2")
+
+            pages.submit(inp, inp["seats"][0], build)
+        elif "place" in types:
+            pages.submit(types["place"], types["place"]["seats"][0])
+        else:
+            pages.submit(types["pass"], types["pass"]["seats"][0])
+    view = app.table.snapshot()["view"]
+    assert view["phase"] == "over" and len(view["complete"]) == 3 and view["winners"] == ["Aki"]
+    expect(pages.status.locator("#network")).to_be_visible()
+    expect(pages.status.locator("#network [data-worker]")).to_have_count(6)
+    expect(pages.status.locator("#runs")).to_be_visible()
+    expect(pages.status.locator("#due-text")).to_contain_text("Game over")
+    pages.close()

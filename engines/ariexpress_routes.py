@@ -15,27 +15,36 @@ junctions), so ``best_runs`` finds the maximum without listing them:
    when it lies in the biconnected block of H + (virtual edge nest1-nest2) that holds that
    edge (a block with 3 or more nodes puts any two of its edges on a common cycle), so one
    Tarjan pass drops every dead end, loose tape end and side pocket.
-2. In what is left, every node other than the two nests and the junctions (degree 3 or
-   more) has degree 2, so it sits on a *chain* between two branch nodes, and a simple
-   route either runs through a whole chain or avoids it. The chains become weighted edges
-   of a small graph on ~30 branch nodes; per chain and seat we keep the run at its start,
-   the run at its end, its longest inner run and whether the seat owns all of it.
-3. ``f(v, allowed)`` = per seat, over every simple path from branch node v to the target
-   nest through the branch nodes ``allowed`` (v excluded): (A) the longest run that starts
-   right after v, and (B) the longest run anywhere after v. A path through chain c to w
-   continues with f(w, allowed - w): the run through w is c's end run + 1 + A(w) when the
-   seat owns w, else the runs are c's own and B(w). Because max(t + a, b) over paths is
-   max(t + max a, max b), A and B may come from different paths and the seat still gets
-   its best single route, which is what RULES.md asks (each seat picks its own route).
-4. ``allowed`` is canonicalised before the memo is consulted: it is cut down to the
-   nodes on some simple w-to-target path inside it (step 1 again, on the small graph), so
-   a pocket behind a cut node vanishes and states reached by different paths meet in the
-   memo. A state with no way to the target is never expanded.
+2. A run of seat s is a simple path P of s's squares; it lies on a complete route exactly
+   when H minus P's inner squares holds two vertex-disjoint paths joining the two nests to
+   P's two ends (either way round: a route may cross P in either direction). That is a
+   maximum flow of 2 with unit vertex capacities, two breadth-first augmentations. A seat's
+   squares form short chains (its workers are scattered among the others'), so its
+   candidate paths are few; they are grown from each square and tested only when longer
+   than the best run found so far. The seat's score is the longest P that passes.
+3. When one seat owns so much of a mesh that it has more than ``MAX_CANDIDATES``
+   candidate paths, ``best_runs_dp`` answers instead: in what is left after step 1 every
+   node other than the two nests and the junctions (degree 3 or more) has degree 2, so it
+   sits on a *chain* between two branch nodes, and a simple route either runs through a
+   whole chain or avoids it. The chains become weighted edges of a small graph on the
+   branch nodes; per chain and seat we keep the run at its start, the run at its end, its
+   longest inner run and whether the seat owns all of it. ``f(v, allowed)`` = per seat,
+   over every simple path from branch node v to the target nest through the branch nodes
+   ``allowed``: (A) the longest run that starts right after v, and (B) the longest run
+   anywhere after v. A path through chain c to w continues with f(w, allowed - w): the
+   run through w is c's end run + 1 + A(w) when the seat owns w, else the runs are c's own
+   and B(w). Because max(t + a, b) over paths is max(t + max a, max b), A and B may come
+   from different paths and each seat still gets its best single route. ``allowed`` is
+   cut down to the nodes on some simple w-to-target path inside it (step 1 again, on the
+   small graph) before the memo is consulted. This search is exponential in the branch
+   nodes in the worst case (the problem contains longest path), which is why it is only
+   the fallback.
 
-Exactness: every simple complete route is a sequence of whole chains between distinct
-branch nodes (step 2), step 1 and 4 only remove nodes that lie on no such route, and step
-3 is a recurrence over all of them, so the maximum is the one brute-force enumeration
-finds (tests/engines/test_ariexpress.py checks it on hundreds of random networks).
+Exactness: step 1 only removes squares that lie on no complete route; in step 2 every run
+on a complete route is a candidate P that passes, and every P that passes is a run on the
+route the flow builds. In step 3 every simple complete route is a sequence of whole
+chains between distinct branch nodes and the recurrence covers all of them. Both give the
+maximum brute-force enumeration finds (tests/engines/test_ariexpress.py checks it on hundreds of random networks).
 """
 from __future__ import annotations
 
@@ -44,7 +53,7 @@ from typing import Any
 
 from engines.core import Rng, rng_below, rng_seed
 
-__all__ = ["complete", "best_runs", "useful", "routes", "random_network", "Network"]
+__all__ = ["complete", "best_runs", "best_runs_dp", "useful", "routes", "random_network", "Network"]
 
 #: Nodes 0..7 are the nests (colour c: nodes 2c and 2c+1); squares follow.
 NESTS = 8
@@ -155,7 +164,129 @@ def _chains(adj: Sequence[Sequence[int]], nodes: set[int], a: int, b: int):
     return branch, out
 
 
+#: Candidate runs one seat may try before ``best_runs`` leaves that colour to the search
+#: over routes (a seat owning a whole mesh of squares).
+MAX_CANDIDATES = 20_000
+
+
 def best_runs(
+    adj: Sequence[Sequence[int]], owner: Sequence[int], a: int, b: int, seats: int,
+    tick: Callable[[], None] | None = None,
+) -> tuple[int, ...] | None:
+    """Per seat, the longest run of its own consecutive workers on any complete simple
+    route from nest ``a`` to nest ``b``; None when no route is complete.
+
+    A run is a simple path P of the seat's squares that some complete route holds: P plus
+    two disjoint paths of occupied squares joining its two ends to the two nests. Each
+    seat's candidate paths (few: a seat's squares form short chains) are tried longest
+    first against that two-path test, a maximum flow of 2 (see the module docstring).
+    When a seat has more than ``MAX_CANDIDATES`` candidates, the search over routes
+    (``best_runs_dp``) answers instead. ``tick`` is called now and then (a benchmark's
+    time budget raises from it)."""
+    nodes = useful(adj, owner, a, b)
+    if not nodes:
+        return None
+    out = []
+    for s in range(seats):
+        got = _seat_best(adj, owner, nodes, a, b, s, tick)
+        if got is None:
+            return best_runs_dp(adj, owner, a, b, seats, tick)
+        out.append(got)
+    return tuple(out)
+
+
+def _seat_best(adj: Sequence[Sequence[int]], owner: Sequence[int], nodes: set[int], a: int, b: int, s: int,
+               tick: Callable[[], None] | None) -> int | None:
+    """Seat ``s``'s longest run (``best_runs``); None when it has too many candidates."""
+    mine = {u for u in nodes if owner[u] == s}
+    if not mine:
+        return 0
+    inside = nodes | {a, b}
+    best = 0
+    tried = 0
+    path: list[int] = []
+    on_path: set[int] = set()
+
+    def grow(u: int) -> bool:
+        """Every simple path of the seat's squares that starts with ``path`` (ending at u);
+        False when the candidates ran out."""
+        nonlocal best, tried
+        tried += 1
+        if tried > MAX_CANDIDATES:
+            return False
+        if tick is not None and tried % 200 == 0:
+            tick()
+        if len(path) > best and path[0] <= u and _linked(adj, inside, a, b, path[0], u, on_path):
+            best = len(path)
+        for w in adj[u]:
+            if w in mine and w not in on_path:
+                path.append(w)
+                on_path.add(w)
+                ok = grow(w)
+                path.pop()
+                on_path.discard(w)
+                if not ok:
+                    return False
+        return True
+
+    for start in sorted(mine):
+        path.append(start)
+        on_path.add(start)
+        ok = grow(start)
+        path.pop()
+        on_path.discard(start)
+        if not ok:
+            return None
+    return best
+
+
+def _linked(adj: Sequence[Sequence[int]], inside: set[int], a: int, b: int, x: int, y: int, run: set[int]) -> bool:
+    """Whether two vertex-disjoint paths inside ``inside`` join nests {a, b} to the run's
+    ends {x, y} while avoiding the run's other squares: a maximum flow of 2 with unit
+    vertex capacities (x = y, a run of one square, takes both paths)."""
+    # Node u splits into 2u (in) and 2u + 1 (out); S and T are -1 and -2.
+    cap: dict[int, dict[int, int]] = {}
+
+    def arc(p: int, q: int, c: int) -> None:
+        cap.setdefault(p, {})[q] = cap.get(p, {}).get(q, 0) + c
+        cap.setdefault(q, {}).setdefault(p, 0)
+
+    source, sink = -1, -2
+    for u in inside:
+        if u in run and u not in (x, y):
+            continue
+        arc(2 * u, 2 * u + 1, 2 if u == x == y else 1)
+        for w in adj[u]:
+            if w in inside and (w not in run or w in (x, y)) and w not in (a, b) and u != w:
+                arc(2 * u + 1, 2 * w, 1)
+    arc(source, 2 * a, 1)
+    arc(source, 2 * b, 1)
+    arc(2 * x + 1, sink, 2 if x == y else 1)
+    if y != x:
+        arc(2 * y + 1, sink, 1)
+    for _ in range(2):
+        parent = {source: source}
+        todo = [source]
+        while todo and sink not in parent:
+            nxt = []
+            for p in todo:
+                for q, c in cap[p].items():
+                    if c > 0 and q not in parent:
+                        parent[q] = p
+                        nxt.append(q)
+            todo = nxt
+        if sink not in parent:
+            return False
+        q = sink
+        while q != source:
+            p = parent[q]
+            cap[p][q] -= 1
+            cap[q][p] += 1
+            q = p
+    return True
+
+
+def best_runs_dp(
     adj: Sequence[Sequence[int]], owner: Sequence[int], a: int, b: int, seats: int,
     tick: Callable[[], None] | None = None,
 ) -> tuple[int, ...] | None:
@@ -371,7 +502,3 @@ def random_network(seed: int, squares: int, junctions: int, seats: int = 4, occu
                 taken.append(x)
     return Network(adj, owner, joined)
 
-
-def describe(network: Network) -> dict[str, Any]:
-    """Sizes of a network: squares, junctions, and branch nodes per colour's useful part."""
-    return {"squares": network.squares, "junctions": network.junctions}

@@ -45,6 +45,9 @@ def register(sub) -> None:
     p.add_argument("--colours", metavar="PATH",
                    help="a colour table saved by `dicetable calibrate`, or `default` for the default "
                         "palette (default: the saved calibration when there is one, see `calibrate`)")
+    p.add_argument("--all", action="store_true",
+                   help="also print the candidates below the decision threshold (confidence < 0.3), "
+                        "which the table does not act on")
     p.set_defaults(handler=detect_command)
 
     p = sub.add_parser("evaluate", help="score the model on labelled photo folders",
@@ -132,6 +135,7 @@ def dice_json(raw) -> dict:
         "face": int(raw.face or raw.best_face),
         "colour": raw.colour,
         "confidence": round(float(raw.confidence), 4),
+        "sides": 6,
     }
 
 
@@ -186,7 +190,8 @@ def detect_command(args) -> int:
             print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
             failed = True
             continue
-        dice = [dice_json(r) for r in det.detect_raw(img)]
+        raw = det.detect_raw(img)
+        dice = [dice_json(r) for r in (raw if args.all else det.decided(raw))]
         if args.fmt == "json":
             print(json.dumps({"image": f.name, "dice": dice}), flush=True)
         else:
@@ -222,7 +227,7 @@ def evaluate_command(args) -> int:
                     print(f"dicetable evaluate: cannot read {folder}/{name}; counted as no output", file=sys.stderr)
                     status = 1
                     continue
-                dets[name] = [dice_json(r) for r in det.detect_raw(img)]
+                dets[name] = [dice_json(r) for r in det.decided(det.detect_raw(img))]
                 if out:
                     out.write(json.dumps({"image": name, "dice": dets[name]}) + "\n")
             result = {"folder": str(folder), "split": args.split, **evaluate.score(gt, dets)}

@@ -11,7 +11,8 @@ Two small models from `models/` (see models/MODEL.md):
 
 A die's confidence = detector score x classifier probability of its best face. A die
 whose best face is unsure (probability < `face_min`) is kept with face 0 (unreadable,
-e.g. cocked); `detect_raw()` still gives its best guess.
+e.g. cocked); `detect_raw()` still gives its best guess. `detect()` keeps the candidates
+whose confidence reaches the decision threshold (`DECISION`); `detect_raw()` all of them.
 
 Only numpy, OpenCV and onnxruntime: no torch here.
 """
@@ -28,6 +29,9 @@ STRIDE = 4
 CROP = 48
 CROP_EXPAND = 1.25
 PAD_VALUE = 114
+#: The decision threshold: a candidate whose confidence (detector score x the classifier's
+#: probability of its face) is lower is not acted on (measured in models/MODEL.md).
+DECISION = 0.3
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
@@ -81,7 +85,7 @@ class Detector:
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
                  score_threshold: float = 0.4, die_threshold: float = 0.5, face_min: float = 0.6,
-                 views: int = 2):
+                 views: int = 2, decision: float = DECISION):
         import onnxruntime as ort
 
         d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
@@ -104,6 +108,7 @@ class Detector:
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
+        self.decision = decision
         if views not in (1, 2, 4):
             raise ValueError(f"views is 1, 2 or 4 (quarter turns of each crop averaged), got {views!r}")
         self.views = views
@@ -218,10 +223,14 @@ class Detector:
                                     face_probs=tuple(float(v) for v in faces), colour=colour))
         return out
 
+    def decided(self, raw: list[RawDetection]) -> list[RawDetection]:
+        """The candidates the table acts on: confidence at least ``decision``."""
+        return [r for r in raw if r.confidence >= self.decision]
+
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
-        boxes in the image's own pixels."""
-        return [r.detection() for r in self.detect_raw(image_bgr)]
+        boxes in the image's own pixels: the candidates at or above the decision threshold."""
+        return [r.detection() for r in self.decided(self.detect_raw(image_bgr))]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """`dicetable detect / evaluate / bench / calibrate` output and exit codes."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from pi.cli import main
 from vision import synth
+from vision.detector import DECISION
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 
@@ -39,11 +41,31 @@ def test_detect_prints_one_exact_json_line_per_image(capsys):
         assert set(record) == {"image", "dice"}
         assert record["dice"], record
         for die in record["dice"]:
-            assert set(die) == {"box", "face", "colour", "confidence"}
+            assert set(die) == {"box", "face", "colour", "confidence", "sides"}
+            assert die["sides"] == 6 and die["confidence"] >= DECISION
             assert len(die["box"]) == 4 and all(round(v, 1) == v for v in die["box"])
             assert die["face"] in range(1, 7)
             assert 0 <= die["confidence"] <= 1 and round(die["confidence"], 4) == die["confidence"]
             assert die["colour"] is None or isinstance(die["colour"], str)
+
+
+def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(capsys, monkeypatch):
+    from vision import detector
+
+    real = detector.Detector.detect_raw
+
+    def with_a_doubtful_candidate(self, image):
+        dice = real(self, image)
+        return dice + [dataclasses.replace(dice[0], box=(0.0, 0.0, 9.0, 9.0), confidence=DECISION / 2)]
+
+    monkeypatch.setattr(detector.Detector, "detect_raw", with_a_doubtful_candidate)
+    image = sorted(FIXTURES.glob("*.jpg"))[0]
+    assert main(["detect", str(image)]) == 0
+    decided = json.loads(capsys.readouterr().out)["dice"]
+    assert main(["detect", "--all", str(image)]) == 0
+    everything = json.loads(capsys.readouterr().out)["dice"]
+    assert len(everything) == len(decided) + 1
+    assert min(d["confidence"] for d in everything) < DECISION <= min(d["confidence"] for d in decided)
 
 
 def test_detect_reports_an_unreadable_file_and_goes_on(tmp_path, capsys):

@@ -205,7 +205,8 @@ def _square_at(state: State, name: Any) -> tuple[int, int] | None:
     if not (tape.isdigit() and k.isdigit()):
         return None
     t, i = int(tape) - 1, int(k) - 1
-    if 0 <= t < len(state.tapes) and 0 <= i < len(state.tapes[t][0]):
+    # only the name as written by square_name: "t01.2" or other digits would reach graph() unknown
+    if 0 <= t < len(state.tapes) and 0 <= i < len(state.tapes[t][0]) and square_name(t, i) == name:
         return t, i
     return None
 

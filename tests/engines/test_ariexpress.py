@@ -439,6 +439,15 @@ def test_build_refusals_tape_faces_and_ends():
     assert build(s, [3, 4], [1, 2], None, None).tapes[1] == ((1, 2), None, None)
 
 
+def test_square_names_are_written_exactly():
+    s = turn(2, [1, 2, 3], [1, 2])
+    s = build(s, [1, 2], [3, 4, 5], "red-1", None)  # t1.2 (4) and t1.3 (5) empty
+    for name in ("t01.2", "t1.02", "t1.2 ", "T1.2", "t\u0661.2", "t1.\u0662"):
+        refused(s, ev("build", "Ben", dice=[3], tape=tape([1, 2], name, None)), "tape end 'from'")
+        refused(s, ev("place", "Ben", die=3, square=name), "no square")
+    assert build(s, [3], [1, 2], "t1.2", None).tapes[1] == ((1, 2), "t1.2", None)
+
+
 def test_a_bonus_worker_with_two_equal_dice_on_an_empty_square_of_their_face():
     s = turn(3, [5, 5, 2, 3], [5, 5])
     s = build(s, [5, 5], [2, 5, 5, 3], "red-1", None, bonus="t1.3")  # the new tape's own square

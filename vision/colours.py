@@ -23,6 +23,9 @@ How a die is named (`ColourTable.name`):
     into the nearest colour.
   * the default scales are wide in lightness (light varies) and narrower in hue (a white
     balance shift moves hue little for strongly coloured dice), see `DEFAULT_SCALES`.
+    Some default colours have second ellipsoids (`DEFAULT_DARK`) where real dice sit far
+    from the first: navy and violet blues, dark purples (hue ~320, chroma ~8-15, which
+    a neutral black must not take), translucent and maroon reds, dark teal greens.
   * see-through rule: a die looks like the table when its body is within
     `SEE_THROUGH_DISTANCE` (CIE76 delta E) of its surroundings, or, on a coloured surface
     (chroma >= `TINT_MIN_CHROMA`), when its body is a paler or greyer version of the
@@ -31,9 +34,12 @@ How a die is named (`ColourTable.name`):
     cloth under it, lightened and desaturated by reflections. Such a die is
       - "clear" when the table knows "clear" (else unknown) and either it glints (at
         least `CLEAR_MIN_GLINTS`) or it is such a tint and no solid colour accepts it;
-      - otherwise unknown when the table knows "clear" (a white die on a white tray, a grey
-        die on a grey board: either could be clear), else the solid colour that accepts it
-        (a die on a cloth of nearly its own colour) or unknown.
+      - otherwise, when the table knows "clear": "white" for a light, nearly grey body
+        (`WHITE_MIN_LIGHTNESS`, `WHITE_MAX_CHROMA`: a white die on a light tray; a clear
+        die there would glint, but on a tray as white as its glints a dull clear die is
+        read as white too), else unknown (a grey die on a grey board could be clear);
+        without "clear", the solid colour that accepts it (a die on a cloth of nearly its
+        own colour) or unknown.
     Calibration refuses a colour whose dice look like the surface when "clear" is
     calibrated too: use a tray that contrasts with the dice.
 """
@@ -79,7 +85,7 @@ DEFAULT_SCALES: dict[str, tuple[float, float, float]] = {
     "purple": (22.0, 32.0, 18.0),
     "pink": (20.0, 28.0, 20.0),
     "white": (22.0, 20.0, 16.0),
-    "black": (16.0, 14.0, 14.0),
+    "black": (18.0, 12.0, 14.0),
 }
 #: Where the default white and black are centred (L, a, b): a white die in a photo is
 #: rarely at the camera's white point, a black one is lifted by reflections.
@@ -87,6 +93,25 @@ DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
     "white": (85.0, 0.0, 0.0),
     "black": (18.0, 0.0, 0.0),
 }
+
+#: Second centres of the default palette (name, (L, a, b), scales) for dice the first
+#: centres miss in real photos: dark and translucent dice keep their hue but lose
+#: lightness and chroma (a navy or marbled blue, a dark purple that is not black, a
+#: see-through red). Measured on Byler photos (models/MODEL.md, "Colours").
+DEFAULT_DARK: tuple[tuple[str, tuple[float, float, float], tuple[float, float, float]], ...] = (
+    ("blue", (24.0, 4.0, -24.0), (14.0, 12.0, 10.0)),
+    ("blue", (14.0, 22.0, -39.0), (12.0, 16.0, 9.0)),
+    ("purple", (12.0, 9.5, -8.0), (12.0, 7.0, 5.0)),
+    ("purple", (38.0, 19.0, -13.0), (10.0, 10.0, 6.0)),
+    ("red", (28.0, 28.0, 13.0), (13.0, 12.0, 8.0)),
+    ("red", (28.0, 17.0, 3.5), (10.0, 7.0, 6.0)),
+    ("green", (32.0, -24.0, 6.0), (11.0, 10.0, 7.0)),
+)
+#: A die that looks like the table (see-through) but does not glint, with a light and
+#: nearly grey body, is white: a white die on a white or grey tray (a clear die glints).
+WHITE_MIN_LIGHTNESS = 60.0
+
+WHITE_MAX_CHROMA = 15.0
 
 #: Body colour within this CIE76 distance of the surroundings: the die is see-through.
 SEE_THROUGH_DISTANCE = 12.0
@@ -309,19 +334,27 @@ class ColourEntry:
     lab: tuple[float, float, float] = (0.0, 0.0, 0.0)
     scales: tuple[float, float, float] = (1.0, 1.0, 1.0)
     see_through: bool = False
+    #: further ellipsoids of the same colour, ((L, a, b), (sL, sC, sH)) each
+    also: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] = ()
 
     def distance(self, lab: Sequence[float]) -> float:
-        """Normalised distance of a Lab colour from this entry: accepted when <= 1."""
+        """Normalised distance of a Lab colour from this entry (its nearest ellipsoid):
+        accepted when <= 1."""
         if self.see_through:
             return math.inf
-        dL, dC, dH = _differences(lab, self.lab)
-        sL, sC, sH = self.scales
-        return math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2)
+        best = math.inf
+        for centre, (sL, sC, sH) in ((self.lab, self.scales), *self.also):
+            dL, dC, dH = _differences(lab, centre)
+            best = min(best, math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2))
+        return best
 
     def to_json(self) -> dict:
         if self.see_through:
             return {"name": self.name, "see_through": True}
-        return {"name": self.name, "lab": list(self.lab), "scales": list(self.scales)}
+        out = {"name": self.name, "lab": list(self.lab), "scales": list(self.scales)}
+        if self.also:
+            out["also"] = [[list(c), list(sc)] for c, sc in self.also]
+        return out
 
 
 class ColourTable:
@@ -349,7 +382,8 @@ class ColourTable:
                 entries.append(ColourEntry(name, see_through=True))
             else:
                 lab = DEFAULT_CENTRES.get(name, _bgr_to_lab(bgr))
-                entries.append(ColourEntry(name, lab=lab, scales=DEFAULT_SCALES[name]))
+                also = tuple((c, sc) for n, c, sc in DEFAULT_DARK if n == name)
+                entries.append(ColourEntry(name, lab=lab, scales=DEFAULT_SCALES[name], also=also))
         return cls(entries)
 
     # naming ----------------------------------------------------------------------------
@@ -368,7 +402,10 @@ class ColourTable:
             return clear  # None when the table knows no clear dice
         if clear is None:
             return best  # a solid die on a cloth of nearly its own colour
-        return None  # a white die on a white tray, or a dull clear die: cannot tell which
+        white = "white" in self.names()
+        if white and descriptor.lab[0] >= WHITE_MIN_LIGHTNESS and descriptor.chroma <= WHITE_MAX_CHROMA:
+            return "white"  # a white die on a white or grey tray: a clear die would glint
+        return None  # a dull die that looks like the table: cannot tell which
 
     def name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
         """The colour name of the die in `box`, or None (unknown: far from every colour,

@@ -3,6 +3,12 @@ roll to the table; and the two pictures the pages show (the live frame, the last
 
 It knows nothing of games: a settled roll goes to ``table.settled_roll(roll, frame)``,
 which decides what it means.
+
+Between the detector and the settler sits the learned empty tray (`vision.background`):
+every frame teaches it, and the dice whose place looks as the tray looked without them (a
+die printed on the cloth, a token) are dropped before the settler sees them. It is used
+with the image model (`vision.detector.Detector`); a detector that does not read the image
+(the tests' fakes) gets no background unless one is passed.
 """
 from __future__ import annotations
 
@@ -19,6 +25,11 @@ JPEG_INTERVAL_S = 0.2
 STALL_S = 5.0
 # Mean grey-level change (0-255) of a 80x60 copy of the frame above which the table moves.
 MOTION_THRESHOLD = 1.5
+# Quiet seconds after which the background is learned (see vision/background.py).
+BACKGROUND_LEARN_S = 1.0
+
+#: CameraLoop's default background: a learned empty tray for the image model.
+AUTO: Any = object()
 
 NO_CAMERA = {
     "en": "No camera: type the dice on the host page.",
@@ -29,14 +40,19 @@ NO_CAMERA = {
 class CameraLoop:
     """Reads ``camera`` (``read() -> image``), runs ``detector`` and ``settler`` on each
     frame that moved, and reports settled rolls through ``on_roll(roll, frame)``;
-    ``on_status()`` is called when the camera's health changes (the pages say so)."""
+    ``on_status()`` is called when the camera's health changes (the pages say so).
+    ``background``: a ``vision.background.Background`` (or anything with its
+    ``observe(frame)`` and ``filter(frame, detections)``) through which the detections pass
+    before the settler; by default one is made for the image model and none for other
+    detectors; None: no background."""
 
     def __init__(self, camera: Any, detector: Any, settler: Any, clock: Callable[[], float],
                  on_roll: Callable[[Any, Any], Any], on_status: Callable[[], None],
-                 frame_interval: float = FRAME_INTERVAL_S) -> None:
+                 frame_interval: float = FRAME_INTERVAL_S, background: Any = AUTO) -> None:
         self.camera = camera
         self.detector = detector
         self.settler = settler
+        self.background = _default_background(detector, frame_interval) if background is AUTO else background
         self.clock = clock
         self.on_roll = on_roll
         self.on_status = on_status
@@ -126,8 +142,13 @@ class CameraLoop:
             self._still = False
             self.settler.reset()
         moved = self._motion(frame)
+        if self.background is not None:
+            self.background.observe(frame)  # every frame: it learns from the still ones
         if moved or not self._still:
-            status = self.settler.update(self.detector.detect(frame), self.clock())
+            found = self.detector.detect(frame)
+            if self.background is not None:
+                found = self.background.filter(frame, found)  # prints on the cloth are no dice
+            status = self.settler.update(found, self.clock())
             # Once the table has settled and nothing moves, the detector rests.
             self._still = getattr(status, "state", None) in ("settled", "empty") and not moved
             if getattr(status, "roll", None) is not None:
@@ -192,6 +213,21 @@ class CameraLoop:
             cached = encode_jpeg(image)
             self._roll_jpeg = (roll, cached)
             return cached
+
+
+def _default_background(detector: Any, frame_interval: float) -> Any:
+    """A learned empty tray for the image model; None for any other detector (one that
+    does not read the frame, so that the frame's background says nothing of it)."""
+    try:
+        from vision.detector import Detector
+    except ImportError:  # pragma: no cover - numpy/OpenCV missing: no image model either
+        return None
+    if not isinstance(detector, Detector):
+        return None
+    from vision.background import Background
+
+    frames = max(3, int(round(BACKGROUND_LEARN_S / frame_interval))) if frame_interval > 0 else 10
+    return Background(learn_frames=frames)
 
 
 def encode_jpeg(image: Any) -> bytes | None:

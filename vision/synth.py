@@ -3,7 +3,8 @@
 Two users:
 - training (`vision/train.py`): `random_scene(rng)` draws a varied scene (opaque,
   translucent and clear dice in many colours, four pip colours, symbol faces, tilt,
-  perspective, shadows, uneven light, trays, felt, wood, paper and cluttered backgrounds,
+  perspective, shadows, uneven light, trays, felt, wood, paper, cluttered, carpet, printed
+  cloth, photographed textures and cards with printed pips as backgrounds,
   blur, noise, JPEG artefacts, dice of about 20-150 px, crowded and touching dice);
 - the demo camera: `layout()` and `render_table()`, a clean-ish tray with named dice,
   fast enough to render per frame.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -185,11 +187,116 @@ def _rand_colour(rng: np.random.Generator, lo: int = 0, hi: int = 255) -> np.nda
     return rng.uniform(lo, hi, 3).astype(np.float32)
 
 
+#: Background kinds of training scenes and their shares: the trays and cloths of a dice
+#: table, and busy surfaces that hold no dice (carpet, printed cloth, photographed textures,
+#: printed pips on cards and boards).
+BACKGROUNDS = {"tray": 0.17, "felt": 0.12, "wood": 0.12, "paper": 0.1, "clutter": 0.1, "plain": 0.07,
+               "carpet": 0.09, "cloth": 0.09, "texture": 0.08, "prints": 0.06}
+
+
+@lru_cache(maxsize=1)
+def _texture_bank() -> tuple[np.ndarray, ...]:
+    """Grey photographs of textures (scikit-image's sample data, when installed)."""
+    try:
+        import skimage.data as data
+    except ImportError:
+        return ()
+    out = []
+    for name in ("brick", "grass", "gravel", "moon", "camera", "text", "page", "coins", "hubble_deep_field",
+                 "rocket", "coffee", "chelsea"):
+        try:
+            img = np.asarray(getattr(data, name)())
+        except Exception:  # a sample missing from this version of scikit-image
+            continue
+        if img.ndim == 3:
+            img = cv2.cvtColor(img[..., :3], cv2.COLOR_RGB2GRAY)
+        out.append(img.astype(np.float32))
+    return tuple(out)
+
+
+def _pip_motif(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, side: float, angle: float,
+               ink: tuple[float, ...], paper: tuple[float, ...] | None) -> None:
+    """A flat printed die face (no bevel, no sides, no shadow) on a card or a board."""
+    q = _quad(cx, cy, side, angle).astype(np.int32)
+    if paper is not None:
+        cv2.fillConvexPoly(img, q, paper, cv2.LINE_AA)
+    face = int(rng.integers(1, 7))
+    theta = math.radians(angle)
+    for px, py in pip_layout(face):
+        ox, oy = (px - 0.5) * side, (py - 0.5) * side
+        x = cx + ox * math.cos(theta) - oy * math.sin(theta)
+        y = cy + ox * math.sin(theta) + oy * math.cos(theta)
+        cv2.circle(img, (int(x), int(y)), max(1, int(side * rng.uniform(0.07, 0.11))), ink, -1, cv2.LINE_AA)
+
+
 def background(rng: np.random.Generator, h: int, w: int, kind: str | None = None) -> np.ndarray:
-    """A float32 BGR background: tray, felt, wood, paper or cluttered."""
-    kind = kind or str(rng.choice(["tray", "felt", "wood", "paper", "clutter", "plain"],
-                                  p=[0.25, 0.2, 0.15, 0.15, 0.15, 0.1]))
-    if kind == "felt":
+    """A float32 BGR background of one of `BACKGROUNDS`."""
+    kind = kind or str(rng.choice(list(BACKGROUNDS), p=np.array(list(BACKGROUNDS.values())) / sum(BACKGROUNDS.values())))
+    if kind == "texture" and not _texture_bank():
+        kind = "carpet"
+    if kind == "carpet":
+        base = _rand_colour(rng, 20, 220)
+        fibres = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.6, 1.5))
+        tufts = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(2.0, 5.0))
+        img = base[None, None] * (1 + rng.uniform(0.1, 0.3) * fibres[..., None] + rng.uniform(0.1, 0.4) * tufts[..., None])
+        if rng.random() < 0.4:  # a second yarn colour in blotches
+            other = _rand_colour(rng, 20, 220)
+            blot = (_lowfreq(rng, h, w, int(rng.integers(6, 20)))[..., 0] > 0.6).astype(np.float32)
+            blot = cv2.GaussianBlur(blot, (0, 0), 2.0)[..., None]
+            img = img * (1 - blot) + other[None, None] * (1 + 0.2 * fibres[..., None]) * blot
+    elif kind == "cloth":  # printed cloth: checks, stripes, dots or flowers
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = _rand_colour(rng, 30, 240)
+        ink = tuple(float(v) for v in _rand_colour(rng))
+        step = float(rng.uniform(8, 60))
+        pattern = str(rng.choice(["checks", "stripes", "dots", "flowers"]))
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        if pattern == "checks":
+            m = ((np.floor(u / step) + np.floor(v / step)) % 2).astype(np.float32)
+        elif pattern == "stripes":
+            m = ((u / step) % 1 < rng.uniform(0.2, 0.6)).astype(np.float32)
+        else:
+            r = step * rng.uniform(0.12, 0.3)
+            du, dv = (u % step) - step / 2, (v % step) - step / 2
+            m = (du * du + dv * dv < r * r).astype(np.float32)
+            if pattern == "flowers":
+                for k in range(int(rng.integers(4, 7))):
+                    a = 2 * math.pi * k / 6
+                    pu, pv = du - 1.6 * r * math.cos(a), dv - 1.6 * r * math.sin(a)
+                    m = np.maximum(m, (pu * pu + pv * pv < (0.8 * r) ** 2).astype(np.float32))
+        m = cv2.GaussianBlur(m, (0, 0), 0.7)[..., None]
+        img = img * (1 - m) + np.array(ink, np.float32)[None, None] * m
+        img *= 1 + 0.08 * cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0)[..., None]
+    elif kind == "texture":
+        bank = _texture_bank()
+        tex = bank[int(rng.integers(0, len(bank)))]
+        zoom = rng.uniform(0.6, 2.5)
+        tex = cv2.resize(tex, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LINEAR)
+        tex = np.rot90(tex, int(rng.integers(0, 4)))
+        reps = (int(math.ceil(h / tex.shape[0])) + 1, int(math.ceil(w / tex.shape[1])) + 1)
+        tex = np.tile(tex, reps)
+        y0, x0 = int(rng.integers(0, tex.shape[0] - h + 1)), int(rng.integers(0, tex.shape[1] - w + 1))
+        grey = tex[y0:y0 + h, x0:x0 + w] / 255.0
+        dark, light = _rand_colour(rng, 0, 140), _rand_colour(rng, 110, 255)
+        img = dark[None, None] + (light - dark)[None, None] * grey[..., None]
+    elif kind == "prints":  # cards and boards with printed pips and dice faces
+        img = background(rng, h, w, str(rng.choice(["felt", "wood", "paper", "plain", "cloth"])))
+        for _ in range(int(rng.integers(1, 5))):
+            cw, ch = rng.uniform(60, 260), rng.uniform(60, 260)
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            card = _rand_colour(rng, 150, 255) if rng.random() < 0.7 else _rand_colour(rng)
+            box = cv2.boxPoints(((cx, cy), (cw, ch), rng.uniform(0, 90)))
+            cv2.fillPoly(img, [box.astype(np.int32)], tuple(float(v) for v in card), cv2.LINE_AA)
+            ink = tuple(float(v) for v in (_rand_colour(rng, 0, 80) if rng.random() < 0.6 else _rand_colour(rng)))
+            side = rng.uniform(14, min(cw, ch) * 0.7)
+            for _k in range(int(rng.integers(1, 5))):
+                _pip_motif(img, rng, cx + rng.uniform(-cw, cw) / 3, cy + rng.uniform(-ch, ch) / 3, side,
+                           rng.uniform(0, 90), ink, tuple(float(v) for v in _rand_colour(rng)) if rng.random() < 0.4 else None)
+        return np.ascontiguousarray(img, np.float32)
+    elif kind == "felt":
         base = _rand_colour(rng, 10, 200)
         fine = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.5, 1.2))
         img = base[None, None] * (1 + rng.uniform(0.05, 0.2) * fine[..., None])

@@ -190,8 +190,7 @@ def detect_command(args) -> int:
             print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
             failed = True
             continue
-        raw = det.detect_raw(img)
-        dice = [dice_json(r) for r in (raw if args.all else det.decided(raw))]
+        dice = [dice_json(r) for r in det.detect_raw(img, everything=args.all)]
         if args.fmt == "json":
             print(json.dumps({"image": f.name, "dice": dice}), flush=True)
         else:
@@ -227,7 +226,7 @@ def evaluate_command(args) -> int:
                     print(f"dicetable evaluate: cannot read {folder}/{name}; counted as no output", file=sys.stderr)
                     status = 1
                     continue
-                dets[name] = [dice_json(r) for r in det.decided(det.detect_raw(img))]
+                dets[name] = [dice_json(r) for r in det.detect_raw(img, everything=False)]
                 if out:
                     out.write(json.dumps({"image": name, "dice": dets[name]}) + "\n")
             result = {"folder": str(folder), "split": args.split, **evaluate.score(gt, dets)}

@@ -32,6 +32,8 @@ PAD_VALUE = 114
 #: The decision threshold: a candidate whose confidence (detector score x the classifier's
 #: probability of its face) is lower is not acted on (measured in models/MODEL.md).
 DECISION = 0.3
+#: A crop whose first reading is at least this sure is not read again turned.
+SURE = 0.94
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
@@ -185,21 +187,30 @@ class Detector:
             out[i] = cv2.resize(region, (CROP, CROP), interpolation=interp)
         return out
 
-    def _classify(self, crops: np.ndarray) -> np.ndarray:
-        """Class probabilities of each crop, averaged over `self.views` quarter turns."""
-        x = crops.astype(np.float32).transpose(0, 3, 1, 2)
-        n = len(x)
-        if self.views > 1:
-            x = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(self.views)], 0)
+    def _probs(self, x: np.ndarray) -> np.ndarray:
         (logits,) = self._cls.run(None, {"crops": np.ascontiguousarray(x)})
         e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
-        return p.reshape(self.views, n, -1).mean(0)
+        return e / e.sum(1, keepdims=True)
+
+    def _classify(self, crops: np.ndarray) -> np.ndarray:
+        """Class probabilities of each crop. The crops the first reading is sure of
+        (probability at least `SURE`) keep it; the others are averaged over `self.views`
+        quarter turns, which is where the extra views help (models/MODEL.md)."""
+        x = crops.astype(np.float32).transpose(0, 3, 1, 2)
+        p = self._probs(x)
+        unsure = np.nonzero(p.max(1) < SURE)[0] if self.views > 1 else np.empty(0, np.int64)
+        if len(unsure):
+            turned = np.concatenate([np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.views)], 0)
+            more = self._probs(turned).reshape(self.views - 1, len(unsure), -1)
+            p[unsure] = (p[unsure] + more.sum(0)) / self.views
+        return p
 
     # -- the whole reading -------------------------------------------------------------
 
-    def detect_raw(self, image_bgr: np.ndarray) -> list[RawDetection]:
-        """All dice with the models' full opinion (see RawDetection)."""
+    def detect_raw(self, image_bgr: np.ndarray, everything: bool = True) -> list[RawDetection]:
+        """The dice with the models' full opinion (see RawDetection): every candidate, or
+        with ``everything=False`` only those at or above the decision threshold (the others'
+        colours are then not measured)."""
         image = _as_bgr(image_bgr)
         boxes, scores = self._find(image)
         if len(boxes) == 0:
@@ -214,23 +225,22 @@ class Detector:
             best = int(np.argmax(faces)) + 1
             fp = float(faces[best - 1])
             face = best if fp >= self.face_min else 0
+            confidence = float(sc) * float(p[best])
+            if not everything and confidence < self.decision:
+                continue
             box = tuple(float(v) for v in b)
             colour = None
             if self.colours is not None:
                 colour = self.colours.name(image, box)
-            out.append(RawDetection(box=box, face=face, best_face=best, confidence=float(sc) * float(p[best]),
+            out.append(RawDetection(box=box, face=face, best_face=best, confidence=confidence,
                                     det_score=float(sc), die_prob=die_prob,
                                     face_probs=tuple(float(v) for v in faces), colour=colour))
         return out
 
-    def decided(self, raw: list[RawDetection]) -> list[RawDetection]:
-        """The candidates the table acts on: confidence at least ``decision``."""
-        return [r for r in raw if r.confidence >= self.decision]
-
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
         boxes in the image's own pixels: the candidates at or above the decision threshold."""
-        return [r.detection() for r in self.decided(self.detect_raw(image_bgr))]
+        return [r.detection() for r in self.detect_raw(image_bgr, everything=False)]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

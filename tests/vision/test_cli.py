@@ -1,7 +1,6 @@
 """`dicetable detect / evaluate / bench / calibrate` output and exit codes."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -50,15 +49,23 @@ def test_detect_prints_one_exact_json_line_per_image(capsys):
 
 
 def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(capsys, monkeypatch):
+    """One more candidate, a die the classifier is unsure of (every face about as likely):
+    its confidence falls below the decision threshold, so only --all prints it."""
     from vision import detector
 
-    real = detector.Detector.detect_raw
+    find, classify = detector.Detector._find, detector.Detector._classify
 
-    def with_a_doubtful_candidate(self, image):
-        dice = real(self, image)
-        return dice + [dataclasses.replace(dice[0], box=(0.0, 0.0, 9.0, 9.0), confidence=DECISION / 2)]
+    def one_more(self, image):
+        boxes, scores = find(self, image)
+        return np.vstack([boxes, boxes[:1] + 200.0]), np.append(scores, 0.9)
 
-    monkeypatch.setattr(detector.Detector, "detect_raw", with_a_doubtful_candidate)
+    def unsure_of_the_last(self, crops):
+        probs = classify(self, crops)
+        probs[-1] = (0.0, 0.2, 0.16, 0.16, 0.16, 0.16, 0.16)
+        return probs
+
+    monkeypatch.setattr(detector.Detector, "_find", one_more)
+    monkeypatch.setattr(detector.Detector, "_classify", unsure_of_the_last)
     image = sorted(FIXTURES.glob("*.jpg"))[0]
     assert main(["detect", str(image)]) == 0
     decided = json.loads(capsys.readouterr().out)["dice"]

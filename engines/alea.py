@@ -71,10 +71,11 @@ from engines.core import (
     Seat,
     SetupError,
     dice_from,
+    event_kind,
     event_text,
+    public,
     rng_seed,
     rng_shuffle,
-    public,
     seats_from,
     text,
 )
@@ -286,7 +287,7 @@ _KEYS = {
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = _check_shape(event)
+    kind = event_kind(event, _KEYS)
     if state.phase == "over":
         raise IllegalEvent(f"the game is over ({state.seats[state.winner].name} won); no event is expected")
     wanted = {"card": "card", "declare": "declare"}.get(state.phase, "throw")
@@ -303,24 +304,6 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
     else:
         new = _tiebreak_throw(state, event)
     return replace(new, events=state.events + (event_text(event),))
-
-
-def _check_shape(event: Any) -> str:
-    if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" (declare, card, throw); saw {event!r}")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in _KEYS:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of declare, card, throw")
-    required, optional = _KEYS[kind]
-    missing = sorted(required - set(event))
-    if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
-    unknown = sorted(set(event) - required - optional - {"type", "comment"})
-    if unknown:
-        raise IllegalEvent(
-            f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}"
-        )
-    return kind
 
 
 def _waiting_for(state: State) -> str:

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from engines import ariexpress_routes as routes
-from engines.core import Command, IllegalEvent, Seat, SetupError, dice_from, event_text, seats_from, text
+from engines.core import Command, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, seats_from, text
 
 GAME = "ariexpress"
 TITLE = {"en": "Ari Express", "ja": "アリ急行"}
@@ -469,7 +469,7 @@ _PHASE_OF = {"throw": ("throw",), "keep": ("keep",), "build": ("turn", "others")
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = _check_shape(event)
+    kind = event_kind(event, _KEYS)
     if state.phase == "over":
         raise IllegalEvent(f"the game is over ({_end_text(state)}); no event is expected")
     i = _seat_index(state, event["seat"])
@@ -479,22 +479,6 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
         raise IllegalEvent(f"{state.seats[i].name} is not due: {_waiting_for(state)}")
     new = {"throw": _throw, "keep": _keep, "build": _build, "place": _place, "pass": _pass}[kind](state, i, event)
     return replace(new, events=state.events + (event_text(event),))
-
-
-def _check_shape(event: Any) -> str:
-    if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" ({', '.join(_KEYS)}); saw {event!r}")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in _KEYS:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of {', '.join(_KEYS)}")
-    required, optional = _KEYS[kind]
-    missing = sorted(required - set(event))
-    if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
-    unknown = sorted(set(event) - required - optional - {"type", "comment"})
-    if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}")
-    return kind
 
 
 def _end_text(state: State) -> str:

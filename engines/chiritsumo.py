@@ -74,7 +74,7 @@ from engines.chiritsumo_pyramid import (
     rows_json,
     score_pyramid,
 )
-from engines.core import Command, Die, IllegalEvent, Seat, SetupError, dice_from, event_text, public, seats_from, text
+from engines.core import Command, Die, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, public, seats_from, text
 
 __all__ = [
     "GAME",
@@ -352,17 +352,17 @@ def _partner_held(state: State, name: str) -> tuple[int, ...]:
 # --- apply -------------------------------------------------------------------------------
 
 _KEYS = {
-    "throw": {"seat", "dice"},
-    "build": {"seat", "rows"},
-    "exchange": {"seat", "with", "give", "take"},
-    "pass": {"seat"},
-    "swap": {"seat", "give"},
+    "throw": ({"seat", "dice"}, set()),
+    "build": ({"seat", "rows"}, set()),
+    "exchange": ({"seat", "with", "give", "take"}, set()),
+    "pass": ({"seat"}, set()),
+    "swap": ({"seat", "give"}, set()),
 }
 
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = _check_shape(event)
+    kind = event_kind(event, _KEYS)
     if state.phase == "over":
         raise IllegalEvent(f"the game is over ({_end_text(state)}); no event is expected")
     i = _seat_index(state, event["seat"])
@@ -387,22 +387,6 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
     else:
         new = _swap(state, i, event)
     return replace(new, events=state.events + (event_text(event),))
-
-
-def _check_shape(event: Any) -> str:
-    if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" (throw, build, exchange, pass, swap); saw {event!r}")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in _KEYS:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of throw, build, exchange, pass, swap")
-    required = _KEYS[kind]
-    missing = sorted(required - set(event))
-    if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
-    unknown = sorted(set(event) - required - {"type", "comment"})
-    if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required)}")
-    return kind
 
 
 def _waiting_for(state: State) -> str:

@@ -167,6 +167,25 @@ def event_text(event: Mapping[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str:
+    """The ``"type"`` of an event whose fields fit ``keys`` (type -> (required fields,
+    optional fields); ``"type"`` and ``"comment"`` always allowed); IllegalEvent naming
+    what is missing or unknown otherwise."""
+    if not isinstance(event, Mapping):
+        raise IllegalEvent(f"an event is an object with a \"type\" ({', '.join(keys)}); saw {event!r}")
+    kind = event.get("type")
+    if not isinstance(kind, str) or kind not in keys:
+        raise IllegalEvent(f"unknown event type {kind!r}; expected one of {', '.join(keys)}")
+    required, optional = keys[kind]
+    missing = sorted(required - set(event))
+    if missing:
+        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
+    unknown = sorted(set(event) - required - optional - {"type", "comment"})
+    if unknown:
+        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}")
+    return kind
+
+
 def event_list(state: Any) -> list[dict[str, Any]]:
     """The accepted events of a game, oldest first, as plain dicts."""
     return [json.loads(text) for text in state.events]

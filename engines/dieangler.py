@@ -64,6 +64,7 @@ from engines.core import (
     Seat,
     SetupError,
     dice_from,
+    event_kind,
     event_text,
     public,
     rng_seed,
@@ -682,7 +683,7 @@ _PHASE_OF = {"fish": "fish", "choose": "choose", "uses": "uses", "throw": "throw
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = _check_shape(event)
+    kind = event_kind(event, _KEYS)
     if state.phase == "over":
         raise IllegalEvent("the game is over; no event is expected")
     if _PHASE_OF[kind] != state.phase:
@@ -691,22 +692,6 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
                "rethrow": _rethrow, "lure": _lure, "done": _done}[kind]
     new = handler(state, event)
     return replace(new, events=state.events + (event_text(event),))
-
-
-def _check_shape(event: Any) -> str:
-    if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" ({', '.join(_KEYS)}); saw {event!r}")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in _KEYS:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of {', '.join(_KEYS)}")
-    required, optional = _KEYS[kind]
-    missing = sorted(required - set(event))
-    if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
-    unknown = sorted(set(event) - required - optional - {"type", "comment"})
-    if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}")
-    return kind
 
 
 def _waiting_for(state: State) -> str:

@@ -54,7 +54,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engines.core import (IllegalEvent, Rng, Seat, SetupError, event_text, public, rng_seed,
+from engines.core import (IllegalEvent, Rng, Seat, SetupError, event_kind, event_text, public, rng_seed,
                           rng_shuffle, seats_from, text)
 
 GAME = "flyingdwarves"
@@ -651,7 +651,7 @@ _KEYS = {
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = _check_shape(event)
+    kind = event_kind(event, _KEYS)
     if state.phase == "over":
         raise IllegalEvent("the game is over; no event is expected")
     i = _seat_index(state, event["seat"])
@@ -660,22 +660,6 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
                "start_cube": _start_cube}[kind]
     new = handler(state, i, event)
     return replace(new, events=state.events + (event_text(event),))
-
-
-def _check_shape(event: Any) -> str:
-    if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" ({', '.join(_KEYS)}); saw {event!r}")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in _KEYS:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of {', '.join(_KEYS)}")
-    required, optional = _KEYS[kind]
-    missing = sorted(required - set(event))
-    if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
-    unknown = sorted(set(event) - required - optional - {"type", "comment"})
-    if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}")
-    return kind
 
 
 def _seat_index(state: State, name: Any) -> int:

@@ -631,8 +631,9 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
             raise IllegalEvent(f"{name} may not build with one {dice[0]}: empty square(s) {', '.join(fits)} "
                                f"show {dice[0]}; place there, or build with two dice")
     tape = event["tape"]
-    if not isinstance(tape, Mapping) or set(tape) - {"faces", "from", "to"} or "faces" not in tape:
-        raise IllegalEvent(f"build: tape is {{\"faces\": [...], \"from\": end, \"to\": end}}, saw {tape!r}")
+    if not isinstance(tape, Mapping) or set(tape) != {"faces", "from", "to"}:
+        raise IllegalEvent(f"build: tape is {{\"faces\": [...], \"from\": end, \"to\": end}} (an end: a nest, "
+                           f"a square like t1.2, or null for a loose end), saw {tape!r}")
     faces = _faces(tape["faces"], "build: tape faces")
     if len(faces) < 2:
         raise IllegalEvent(f"build: a tape has at least 2 squares, saw {len(faces)}")

@@ -829,3 +829,14 @@ def test_engine_networks_score_as_brute_force_finds():
                 path = [f"{c}-1"] + r + [f"{c}-2"]
                 assert all(names.index(q) in adj[names.index(p)] for p, q in zip(path, path[1:]))
     assert complete > 120
+
+
+def test_a_tape_names_both_ends_even_when_loose():
+    state = ae.setup([{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}])
+    state = ae.apply(state, {"type": "throw", "seat": "Aki", "dice": [["w", 1], ["w", 2], ["w", 3]]})
+    state = ae.apply(state, {"type": "keep", "seat": "Aki", "dice": [1, 2]})
+    event = {"type": "build", "seat": "Aki", "dice": [1, 2], "tape": {"faces": [1, 2], "from": "red-1"}}
+    with pytest.raises(ae.IllegalEvent, match="null for a loose end"):
+        ae.apply(state, event)
+    built = ae.apply(state, {**event, "tape": {"faces": [1, 2], "from": "red-1", "to": None}})
+    assert built.tapes[0] == ((1, 2), "red-1", None)

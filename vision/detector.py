@@ -32,6 +32,8 @@ PAD_VALUE = 114
 #: The decision threshold: a candidate whose confidence (detector score x the classifier's
 #: probability of its face) is lower is not acted on (measured in models/MODEL.md).
 DECISION = 0.3
+#: Boxes overlapping this much (intersection over union) are one die, found twice.
+OVERLAP = 0.4
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.94
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -216,16 +218,18 @@ class Detector:
         if len(boxes) == 0:
             return []
         probs = self._classify(self._crops(image, boxes))
+        confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]
+        kept = _suppress(boxes, np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence))
         out: list[RawDetection] = []
-        for b, sc, p in zip(boxes, scores, probs):
+        for b, sc, p, conf, keep in zip(boxes, scores, probs, confidence, kept):
             die_prob = 1.0 - float(p[0])
-            if die_prob < self.die_threshold:
+            if not keep or die_prob < self.die_threshold:
                 continue
             faces = p[1:] / max(die_prob, 1e-6)
             best = int(np.argmax(faces)) + 1
             fp = float(faces[best - 1])
             face = best if fp >= self.face_min else 0
-            confidence = float(sc) * float(p[best])
+            confidence = float(conf)
             if not everything and confidence < self.decision:
                 continue
             box = tuple(float(v) for v in b)
@@ -241,6 +245,23 @@ class Detector:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
         boxes in the image's own pixels: the candidates at or above the decision threshold."""
         return [r.detection() for r in self.detect_raw(image_bgr, everything=False)]
+
+
+def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Which boxes to keep: of two boxes overlapping by `OVERLAP` (intersection over union)
+    or more, the less confident goes (a die found twice, e.g. its top and a side face)."""
+    keep = np.ones(len(boxes), bool)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    for i in np.argsort(-confidence):
+        if not keep[i]:
+            continue
+        w = np.clip(np.minimum(boxes[i, 2], boxes[:, 2]) - np.maximum(boxes[i, 0], boxes[:, 0]), 0, None)
+        h = np.clip(np.minimum(boxes[i, 3], boxes[:, 3]) - np.maximum(boxes[i, 1], boxes[:, 1]), 0, None)
+        inter = w * h
+        iou = inter / np.maximum(area[i] + area - inter, 1e-6)
+        drop = (iou >= OVERLAP) & (confidence < confidence[i])
+        keep &= ~drop
+    return keep
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -138,3 +138,14 @@ def test_validation_split_is_every_fifth_sorted_name():
     train, val = evaluate.split(names, 5)
     assert val == ["004.jpg", "009.jpg"]
     assert len(train) == 8 and not set(train) & set(val)
+
+
+def test_a_die_found_twice_is_kept_once():
+    """Two boxes on one die (its top and a side face seen obliquely): the less confident
+    goes; dice that merely touch keep their own boxes."""
+    from vision.detector import _suppress
+
+    boxes = np.array([[100, 100, 150, 150], [110, 95, 158, 148], [150, 100, 200, 150], [300, 300, 340, 340]], float)
+    confidence = np.array([0.9, 0.6, 0.8, 0.2])
+    assert _suppress(boxes, confidence).tolist() == [True, False, True, True]
+    assert _suppress(boxes, np.array([0.5, 0.95, 0.8, 0.2])).tolist() == [False, True, True, True]

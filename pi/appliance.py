@@ -216,9 +216,9 @@ def build(
 
 
 def load_detector(config: Any, notes: list[str]) -> Any:
-    """The shipped dice model with the table's calibrated colours; None with a note
-    when the model is not there (the game goes on with typed dice)."""
-    from pi.calibration import colour_table_path
+    """The shipped dice model with the table's calibrated colours and taught faces; None
+    with a note when the model is not there (the game goes on with typed dice)."""
+    from pi.calibration import colour_table_path, faces_path
 
     try:
         from vision.detector import Detector
@@ -234,8 +234,17 @@ def load_detector(config: Any, notes: list[str]) -> Any:
             colours = ColourTable.load(path)
         except (OSError, ValueError) as exc:
             notes.append(f"{path}: cannot load the colour calibration ({exc}); using the default colours")
+    faces = None
+    path = faces_path(config)
+    if path.exists():
+        try:
+            from vision.faces import FaceBook
+
+            faces = FaceBook.load(path)
+        except ValueError as exc:
+            notes.append(f"cannot use the taught faces ({exc}); reading without them")
     try:
-        return Detector(colours=colours)
+        return Detector(colours=colours, faces=faces)
     except FileNotFoundError as exc:
         notes.append(f"no dice model: {exc}. Thrown dice are applied as typed dice until the model is there.")
         return None

@@ -17,6 +17,11 @@ def colour_table_path(config: Any) -> Path:
     return Path(config.data_dir) / "colours.json"
 
 
+def faces_path(config: Any) -> Path:
+    """Where the table's taught faces are kept (`dicetable teach`; the detector loads them)."""
+    return Path(config.data_dir) / "faces.npz"
+
+
 class Calibration:
     """``frame()`` gives the latest camera frame; ``changed()`` tells the pages."""
 
@@ -49,6 +54,38 @@ class Calibration:
             self._captured[colour] = (frame, boxes)
         self.changed()
         return ok(dice=len(boxes))
+
+    def teach_face(self, face: Any) -> Result:
+        """The dice under the camera now all show ``face`` (a logo for a 6, say): learn how
+        that face looks on this table's dice, save it beside the colours and use it."""
+        from vision.faces import FaceBook, boxes_seen
+
+        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+            return error("Choose the face the dice show, 1 to 6.", "ダイスの目を1〜6で選んでください。")
+        frame = self.frame()
+        if frame is None or self.detector is None:
+            return error("Teaching a face needs the camera and the detector; neither is reading now.",
+                         "目を教えるにはカメラと検出器が必要ですが、いまは読めていません。")
+        boxes = boxes_seen(self.detector, frame)
+        if not len(boxes):
+            return error("No dice seen: put the dice showing that face under the camera, then teach again.",
+                         "ダイスが見えません。その目を上にしたダイスをカメラの下に置いてから、もう一度教えてください。")
+        book, report = FaceBook.teach(self.detector, [(frame, [[*b, face] for b in boxes])])
+        if not report.taught:
+            return error(f"The model already reads these {len(boxes)} dice as {face}: nothing to teach.",
+                         f"この{len(boxes)}個のダイスはすでに{face}と読めています。教えることはありません。")
+        path = faces_path(self.config)
+        try:
+            if path.exists():
+                book = FaceBook.load(path).merged(book)
+            book.save(path)
+        except (OSError, ValueError) as exc:
+            return error(f"Cannot save the taught faces: {exc}", f"教えた目を保存できません: {exc}")
+        if hasattr(self.detector, "faces"):
+            self.detector.faces = book
+        self.changed()
+        log.info("taught face %d from %d dice, saved to %s", face, report.taught, path)
+        return ok(dice=report.taught)
 
     def save(self) -> Result:
         """Learn the colours from the captured throws, save them and hand them to the detector."""

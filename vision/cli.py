@@ -1,4 +1,4 @@
-"""Subcommands: detect, evaluate, bench, calibrate.
+"""Subcommands: detect, evaluate, bench, calibrate, teach.
 
 Heavy imports (onnxruntime through vision.detector) happen inside the handlers.
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_COLOURS_NAME = "colours.json"
+DEFAULT_FACES_NAME = "faces.npz"
 
 
 def default_colours_path() -> Path:
@@ -18,6 +19,11 @@ def default_colours_path() -> Path:
     data folder ($DICETABLE_DATA, else ~/.local/share/dicetable, as the appliance's
     default data_dir), file colours.json."""
     return Path(os.environ.get("DICETABLE_DATA") or "~/.local/share/dicetable").expanduser() / DEFAULT_COLOURS_NAME
+
+
+def default_faces_path() -> Path:
+    """Where `teach` saves the table's own faces, beside the colour calibration."""
+    return default_colours_path().with_name(DEFAULT_FACES_NAME)
 
 
 def positive_int(text: str) -> int:
@@ -48,6 +54,7 @@ def register(sub) -> None:
     p.add_argument("--all", action="store_true",
                    help="also print the candidates below the decision threshold (confidence < 0.3), "
                         "which the table does not act on")
+    _faces_option(p)
     p.set_defaults(handler=detect_command)
 
     p = sub.add_parser("evaluate", help="score the model on labelled photo folders",
@@ -60,7 +67,21 @@ def register(sub) -> None:
     p.add_argument("--val-every", type=positive_int, default=5, help="validation split period (default 5)")
     p.add_argument("--detections", metavar="FILE", help="also write the detections (JSON lines) here")
     _common(p)
+    _faces_option(p)
     p.set_defaults(handler=evaluate_command)
+
+    p = sub.add_parser("teach", help="learn this table's own dice faces (a logo for a 6) from labelled photos",
+                       description="Read a labelled folder (images + annotations.json, the shared format) of "
+                                   "this table's dice: the faces the model reads wrong (a logo instead of pips) "
+                                   "are learnt, and saved where `detect`, `evaluate` and the appliance use them. "
+                                   "A few photos are enough; every die needs its label.")
+    p.add_argument("folder", metavar="FOLDER")
+    p.add_argument("--out", metavar="PATH",
+                   help="where to save the faces (default: faces.npz beside the colour calibration, "
+                        "$DICETABLE_DATA or ~/.local/share/dicetable)")
+    p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.set_defaults(handler=teach_command)
 
     p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice",
                        description="Median and 90th percentile ms per 640x480 frame with 10 rendered dice, "
@@ -88,6 +109,31 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     _views(p)
+
+
+def _faces_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--faces", metavar="PATH",
+                   help="faces taught by `dicetable teach`, or `none` (default: the saved ones when there "
+                        "are some)")
+
+
+def _face_book(command: str, name: str | None):
+    """The FaceBook `--faces` names (None: none); raises ValueError for a file that cannot
+    be used. Without `--faces`, the saved one when there is one."""
+    from vision.faces import FaceBook
+
+    if name == "none":
+        return None
+    if name:
+        return FaceBook.load(name)
+    saved = default_faces_path()
+    if not saved.is_file():
+        return None
+    try:
+        return FaceBook.load(saved)
+    except ValueError as exc:
+        print(f"dicetable {command}: {exc}; reading without taught faces", file=sys.stderr)
+        return None
 
 
 def _views(p: argparse.ArgumentParser) -> None:
@@ -174,10 +220,11 @@ def _colour_table(name: str | None):
 def detect_command(args) -> int:
     try:
         colours = _colour_table(args.colours)
+        faces = _face_book("detect", args.faces)
     except ValueError as exc:
         print(f"dicetable detect: {exc}", file=sys.stderr)
         return 2
-    det = _detector("detect", args.models, threads=args.threads, colours=colours, views=args.views)
+    det = _detector("detect", args.models, threads=args.threads, colours=colours, views=args.views, faces=faces)
     if det is None:
         return 2
     files, errors = image_paths(args.paths)
@@ -202,7 +249,12 @@ def detect_command(args) -> int:
 def evaluate_command(args) -> int:
     from vision import evaluate
 
-    det = _detector("evaluate", args.models, threads=args.threads, colours=False, views=args.views)
+    try:
+        faces = _face_book("evaluate", args.faces)
+    except ValueError as exc:
+        print(f"dicetable evaluate: {exc}", file=sys.stderr)
+        return 2
+    det = _detector("evaluate", args.models, threads=args.threads, colours=False, views=args.views, faces=faces)
     if det is None:
         return 2
     status = 0
@@ -362,3 +414,65 @@ def calibrate_command(args) -> int:
     use = "`dicetable detect` and the appliance use it" if not args.out else f"use it with `dicetable detect --colours {out}`"
     print(f"colour table saved to {out}; {use}")
     return 0
+
+
+def teach_command(args) -> int:
+    """`dicetable teach FOLDER`: exit 0 when faces were taught and saved; 2 (nothing
+    written) for a folder that cannot be read or teaches nothing."""
+    from vision import evaluate
+    from vision.faces import FaceBook
+
+    try:
+        labels = evaluate.load_annotations(args.folder)
+    except (OSError, ValueError) as exc:
+        print(f"dicetable teach: {exc}", file=sys.stderr)
+        return 2
+    photos = []
+    for name in sorted(labels):
+        image = read_image(Path(args.folder) / name)
+        if image is None:
+            print(f"dicetable teach: cannot read {args.folder}/{name} as an image; nothing saved", file=sys.stderr)
+            return 2
+        photos.append((image, labels[name]["dice"]))
+    if not photos:
+        print(f"dicetable teach: {args.folder}/annotations.json labels no photo; nothing saved", file=sys.stderr)
+        return 2
+    det = _detector("teach", args.models, threads=args.threads, colours=False)
+    if det is None:
+        return 2
+    book, report = FaceBook.teach(det, photos)
+    print(f"dicetable teach: {report.photos} photos, {report.labelled} labelled dice, {report.matched} found by "
+          f"the detector ({report.unmatched} not found); {report.taught} read wrong or unsure by the model and "
+          f"taught, {report.controls} kept as controls")
+    if not report.taught:
+        print("dicetable teach: the model already reads every labelled die right: nothing to teach, nothing saved",
+              file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else default_faces_path()
+    try:
+        book.save(out)
+    except OSError as exc:
+        print(f"dicetable teach: cannot save the faces to {out}: {exc}", file=sys.stderr)
+        return 2
+    det.faces = book
+    pairs = [pair for image, lbs in photos for pair in _matched(det, image, lbs)]
+    right = sum(r.face == int(lb[4]) for r, lb in pairs)
+    print(f"dicetable teach: saved {book!r} to {out}; with it the teaching photos read {right} of their "
+          f"{report.labelled} labelled dice right ({len(pairs)} found)")
+    return 0
+
+
+def _matched(det, image, labels):
+    """(detection, label) pairs of one photo: each label with the detection in its box."""
+    from vision.faces import _match
+
+    import numpy as np
+
+    raws = det.detect_raw(image, everything=False)
+    boxes = np.array([r.box for r in raws], np.float32).reshape(-1, 4)
+    used: set[int] = set()
+    for lb in labels:
+        k = _match(boxes, tuple(float(v) for v in lb[:4]), used)
+        if k is not None:
+            used.add(k)
+            yield raws[k], lb

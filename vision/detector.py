@@ -84,12 +84,15 @@ class Detector:
     naming each die's colour (default: `ColourTable.default()`; pass False for none);
     `views`: each crop is read as it is and turned by `views - 1` quarter turns, and the
     class probabilities averaged (default 2: one more die right in 274 on the Byler
-    validation split for about 2 ms a frame; see models/MODEL.md).
+    validation split for about 2 ms a frame; see models/MODEL.md); `decision`: the least
+    confidence of a die `detect()` reports; `faces`: a `vision.faces.FaceBook` of this
+    table's own faces (`dicetable teach`), which override the classifier where it knows
+    the face.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
                  score_threshold: float = 0.4, die_threshold: float = 0.5, face_min: float = 0.6,
-                 views: int = 2, decision: float = DECISION):
+                 views: int = 2, decision: float = DECISION, faces=None):
         import onnxruntime as ort
 
         d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
@@ -113,6 +116,7 @@ class Detector:
         self.die_threshold = die_threshold
         self.face_min = face_min
         self.decision = decision
+        self.faces = faces  # a vision.faces.FaceBook: this table's own faces (logos), or None
         if views not in (1, 2, 4):
             raise ValueError(f"views is 1, 2 or 4 (quarter turns of each crop averaged), got {views!r}")
         self.views = views
@@ -217,7 +221,12 @@ class Detector:
         boxes, scores = self._find(image)
         if len(boxes) == 0:
             return []
-        probs = self._classify(self._crops(image, boxes))
+        crops = self._crops(image, boxes)
+        probs = self._classify(crops)
+        if self.faces is not None:  # a face this table taught wins: the die shows it for sure
+            for k, taught in enumerate(self.faces.read(crops)):
+                if taught is not None:
+                    probs[k] = np.eye(7, dtype=probs.dtype)[taught[0]]
         confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]
         kept = _suppress(boxes, np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence))
         out: list[RawDetection] = []

@@ -114,6 +114,12 @@ def _draw_symbol(tex: np.ndarray, symbol: str, colour: tuple[int, int, int], rng
         (tw, th), _ = cv2.getTextSize(ch, cv2.FONT_HERSHEY_SIMPLEX, scale, max(2, TEX // 24))
         cv2.putText(tex, ch, (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, col,
                     max(2, TEX // 24), cv2.LINE_AA)
+    elif symbol == "emblem":  # a maker's emblem no training scene shows (for `teach`)
+        r = TEX * 0.3
+        cv2.circle(tex, (c, c), int(r), col, -1, cv2.LINE_AA)
+        bg = tuple(int(v) for v in tex[4, c])
+        cv2.circle(tex, (int(c + r * 0.45), int(c - r * 0.3)), int(r * 0.8), bg, -1, cv2.LINE_AA)
+        cv2.rectangle(tex, (int(c - r), int(c + r * 0.75)), (int(c + r), int(c + r * 0.95)), col, -1)
     else:  # "skull": a round head with two eyes and a jaw
         cv2.circle(tex, (c, int(c - TEX * 0.04)), int(TEX * 0.26), col, -1, cv2.LINE_AA)
         cv2.rectangle(tex, (int(c - TEX * 0.14), c), (int(c + TEX * 0.14), int(c + TEX * 0.3)), col, -1)
@@ -146,7 +152,7 @@ def face_texture(face: int, style: DieStyle, rng: np.random.Generator) -> tuple[
     pip_layer = np.zeros((TEX, TEX, 3), np.float32)
     # A symbol replaces the pips of one face: logos (star, ring) on the 1, emblems
     # (glyph, skull) on the 6, as on most such dice.
-    if (face == 1 and style.symbol in ("star", "ring")) or (face == 6 and style.symbol in ("glyph", "skull")):
+    if (face == 1 and style.symbol in ("star", "ring")) or (face == 6 and style.symbol in ("glyph", "skull", "emblem")):
         m8 = np.zeros((TEX, TEX, 3), np.uint8)
         _draw_symbol(m8, style.symbol, (255, 255, 255), rng)
         pip_alpha = m8[..., 0].astype(np.float32) / 255.0
@@ -758,7 +764,25 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def write_folder(folder, n: int, seed: int) -> None:
+def emblem_tray(rng: np.random.Generator, size: tuple[int, int] = (1600, 1200), n: int = 20,
+                share: float = 0.2, colour: str = "blue") -> Scene:
+    """A top-down tray of `n` dice of one make (`colour`) whose 6 carries a maker's emblem
+    instead of pips (a share `share` of the dice show it), the case `dicetable teach` is for."""
+    w, h = size
+    die_px = max(w, h) / 18
+    img = background(rng, h, w, "tray")
+    style = DieStyle(**{**_table_style(colour).__dict__, "symbol": "emblem"})
+    labels: list[Label] = []
+    for k, (cx, cy, angle) in enumerate(layout(n, rng, size, int(die_px))):
+        face = 6 if k < round(n * share) else int(rng.integers(1, 6))
+        pts = draw_die(img, _quad(cx, cy, die_px, angle), face, style, rng)
+        x0, y0 = pts.min(0)
+        x1, y1 = pts.max(0)
+        labels.append(((float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w)), float(min(y1, h))), face, "emblem"))
+    return Scene(np.clip(_lighting(img, rng), 0, 255).astype(np.uint8), labels)
+
+
+def write_folder(folder, n: int, seed: int, scene_of=None) -> None:
     """Write `n` random scenes as a labelled folder (images + annotations.json in the
     shared format), e.g. a synthetic test set for `dicetable evaluate`."""
     import json
@@ -769,7 +793,7 @@ def write_folder(folder, n: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     ann = {}
     for i in range(n):
-        scene = random_scene(rng)
+        scene = (scene_of or random_scene)(rng)
         name = f"synth_{seed}_{i:04d}.png"
         cv2.imwrite(str(out / name), scene.image)
         h, w = scene.image.shape[:2]

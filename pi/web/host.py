@@ -12,7 +12,8 @@ POST /host/act             one input the game waits for: ``type`` and its fields
 POST /host/throw           typed dice for the throw due (camera down or misread)
 POST /host/correct         replace the dice of the last accepted throw
 POST /host/undo, /host/end
-POST /host/calibrate/capture/<colour>, /host/calibrate/save
+POST /host/calibrate/capture/<colour>, /host/calibrate/save, /host/teach (face: the dice
+under the camera all show it)
 Every action answers JSON to JSON callers, else redirects back to the host page.
 """
 from __future__ import annotations
@@ -303,3 +304,10 @@ def calibrate_capture(colour: str):
 @host_required
 def calibrate_save():
     return _done(table_of().calibration.save())
+
+
+@bp.post("/teach")
+@host_required
+def teach():
+    face = request.form.get("face", "")
+    return _done(table_of().calibration.teach_face(int(face) if face.isdigit() else face))

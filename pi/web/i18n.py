@@ -141,6 +141,13 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "capture": {"en": "Capture", "ja": "取り込み"},
     "save_calibration": {"en": "Save calibration", "ja": "較正を保存"},
+    "teach": {"en": "Teach a face", "ja": "目を教える"},
+    "teach_hint": {
+        "en": "Dice with a logo instead of pips? Put dice all showing that face under the camera, choose what "
+              "the face counts as, and teach it (once per logo).",
+        "ja": "目が模様（ロゴ）のダイスがあるときは、その面を上にしたダイスをカメラの下に置き、その面の目を選んで教えてください（ロゴごとに1回）。",
+    },
+    "teach_face": {"en": "These dice show", "ja": "このダイスの目"},
     "captured": {"en": "captured", "ja": "取り込み済み"},
     "done": {"en": "Done.", "ja": "完了しました。"},
     "error_title": {"en": "Something went wrong", "ja": "エラー"},

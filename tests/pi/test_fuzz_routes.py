@@ -25,6 +25,7 @@ def requests(draw, tokens):
         f"/seat/{token}", f"/seat/{token}/act", f"/seat/{token}/faces", f"/seat/{token}/live", f"/seat/{token}/state",
         "/host", "/host/login", "/host/logout", "/host/start", "/host/act", "/host/throw", "/host/correct",
         "/host/undo", "/host/end", "/host/links", f"/host/calibrate/capture/{draw(_junk)}", "/host/calibrate/save",
+        "/host/teach",
         f"/{draw(_junk)}", "/demo/throw"]))
     method = draw(st.sampled_from(["GET", "POST", "POST", "POST", "PUT", "DELETE"]))
     kind = draw(st.sampled_from(["none", "json", "form", "raw"]))

@@ -65,6 +65,8 @@ def api():
 @bp.get("/history/<int:game_id>.jsonl")
 def script(game_id: int):
     store = table_of().store
+    if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
+        abort(404)
     try:
         record = store.game(game_id)
     except KeyError:

@@ -55,6 +55,7 @@ def test_a_finished_game_is_listed_and_its_script_replays(client, table):
     assert all(line["accepted"] for line in lines[:-1])
     assert lines[-1]["final"]["scores"] == final["scores"] and lines[-1]["final"]["winners"] == final["winners"]
     assert client.get("/history/999.jsonl").status_code == 404
+    assert client.get(f"/history/{10**20}.jsonl").status_code == 404  # beyond SQLite integers
 
 
 def test_no_history_yet(client):

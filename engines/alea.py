@@ -74,6 +74,7 @@ from engines.core import (
     event_kind,
     event_text,
     public,
+    replace,
     rng_seed,
     rng_shuffle,
     seats_from,
@@ -143,14 +144,6 @@ class State:
     @property
     def multiplier(self) -> int:
         return 2 if self.last_round else 1
-
-
-def replace(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__`` (apply makes many of these)."""
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 # --- setup -------------------------------------------------------------------------------

@@ -27,18 +27,16 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-from engines.core import Command
+from engines.core import Command, read_toml
 
 __all__ = [
     "CardError",
@@ -325,19 +323,7 @@ def cards_from(
 
 @lru_cache(maxsize=8)
 def _load_deck_cached(path: str | None) -> tuple[Card, ...]:
-    if path is None:
-        source = "engines/data/alea.toml"
-        text = resources.files("engines").joinpath("data/alea.toml").read_text(encoding="utf-8")
-    else:
-        source = path
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CardError(f"{path}: cannot read the deck file ({exc.strerror})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CardError(f"{source}: not valid TOML ({exc})") from None
+    source, data = read_toml("data/alea.toml", path, CardError)
     raw_cards = data.get("card")
     if not isinstance(raw_cards, list):
         raise CardError(f"{source}: no cards found; write each card as a [[card]] table")

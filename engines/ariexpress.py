@@ -47,17 +47,15 @@ import json
 import math
 import platform
 import statistics
-import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from engines import ariexpress_routes as routes
-from engines.core import Command, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, seats_from, text
+from engines.core import Command, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, read_toml, replace, seats_from, text
 
 GAME = "ariexpress"
 TITLE = {"en": "Ari Express", "ja": "アリ急行"}
@@ -94,16 +92,7 @@ def _default_data() -> tuple[tuple[str, ...], dict[str, str]]:
 
 def load_data(path: str | Path | None = None) -> tuple[tuple[str, ...], dict[str, str]]:
     """The nest colours and the colours' Japanese names of a TOML file (default: packaged)."""
-    if path is None:
-        where = f"engines/{DATA_FILE}"
-        raw = resources.files("engines").joinpath(DATA_FILE).read_text(encoding="utf-8")
-    else:
-        where = str(path)
-        raw = Path(path).read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{where}: not valid TOML ({exc})") from None
+    where, data = read_toml(DATA_FILE, path, DataError)
     nests = nests_from(data.get("nests"), where)
     names = data.get("names", {})
     if not isinstance(names, dict) or not all(isinstance(v, str) and v for v in names.values()):
@@ -141,14 +130,6 @@ class State:
     winners: tuple[int, ...] = ()
     events: tuple[str, ...] = ()
     log: tuple[tuple[str, str], ...] = ()
-
-
-def replace(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``."""
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] | None = None, seed: int = 0) -> State:

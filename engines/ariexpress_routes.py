@@ -44,14 +44,14 @@ Exactness: step 1 only removes squares that lie on no complete route; in step 2 
 on a complete route is a candidate P that passes, and every P that passes is a run on the
 route the flow builds. In step 3 every simple complete route is a sequence of whole
 chains between distinct branch nodes and the recurrence covers all of them. Both give the
-maximum brute-force enumeration finds (tests/engines/test_ariexpress.py checks it on hundreds of random networks).
+maximum brute-force enumeration finds (tests/engines/test_ariexpress.py checks it on
+hundreds of random networks).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
-from engines.core import Rng, rng_below, rng_seed
+from engines.core import rng_below, rng_seed
 
 __all__ = ["complete", "best_runs", "best_runs_dp", "useful", "routes", "random_network", "Network"]
 

@@ -74,7 +74,7 @@ from engines.chiritsumo_pyramid import (
     rows_json,
     score_pyramid,
 )
-from engines.core import Command, Die, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, public, seats_from, text
+from engines.core import Command, Die, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, public, replace, seats_from, text
 
 __all__ = [
     "GAME",
@@ -151,14 +151,6 @@ class State:
     winners: tuple[int, ...] = ()
     rank: str | None = None
     ended_by: str | None = None  # fuji, chiritsumo, total, solo
-
-
-def replace(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``."""
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def _set(values: tuple, i: int, value: Any) -> tuple:

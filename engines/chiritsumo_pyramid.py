@@ -475,13 +475,12 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
 
     def bound(p: int) -> int:
         dead = [False] * n  # undecided places that must stay empty (a support is empty)
-        any_dead = False
         for q in range(p, n):
             sup = _SUPPORTS[q]
             if sup:
                 a, b = sup
                 if (a < p and not placed[a]) or (b < p and not placed[b]) or dead[a] or dead[b]:
-                    dead[q] = any_dead = True
+                    dead[q] = True
         remaining: dict[str, int] = {}
         for k in range(n_kinds):
             if left[k] and not k_clear[k]:

@@ -17,7 +17,10 @@ functions on an ``Rng`` value: every draw returns the value and the next ``Rng``
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from types import ModuleType
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable
@@ -165,6 +168,34 @@ def public(expects: Mapping[str, Any]) -> dict[str, Any]:
 def event_text(event: Mapping[str, Any]) -> str:
     """The canonical JSON text an event is kept as in a state's event list."""
     return json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def replace(state: Any, **changes: Any) -> Any:
+    """A copy of a frozen state dataclass with ``changes``, like ``dataclasses.replace``
+    without re-running ``__init__`` (apply makes many of these)."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def read_toml(data_file: str, path: str | Path | None, error: type[Exception]) -> tuple[str, dict[str, Any]]:
+    """(where, parsed TOML) of a game's data file: the packaged ``engines/<data_file>``
+    when ``path`` is None, else the file at ``path``; ``error`` (naming the file) when it
+    cannot be read or is not TOML."""
+    if path is None:
+        where = f"engines/{data_file}"
+        raw = resources.files("engines").joinpath(data_file).read_text(encoding="utf-8")
+    else:
+        where = str(path)
+        try:
+            raw = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise error(f"{where}: cannot read the data file ({exc.strerror})") from None
+    try:
+        return where, tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{where}: not valid TOML ({exc})") from None
 
 
 def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str:

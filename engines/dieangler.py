@@ -49,12 +49,10 @@ Decisions where RULES.md and SCRIPTS.md are silent:
 from __future__ import annotations
 
 import json
-import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +65,8 @@ from engines.core import (
     event_kind,
     event_text,
     public,
+    read_toml,
+    replace,
     rng_seed,
     rng_shuffle,
     seats_from,
@@ -189,16 +189,7 @@ def _default_fish() -> tuple[Fish, ...]:
 
 
 def _read_fish(path: str | Path | None) -> tuple[Fish, ...]:
-    if path is None:
-        where = f"engines/{DATA_FILE}"
-        raw_text = resources.files("engines").joinpath(DATA_FILE).read_text(encoding="utf-8")
-    else:
-        where = str(path)
-        raw_text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(raw_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FishError(f"{where}: not valid TOML ({exc})") from None
+    where, data = read_toml(DATA_FILE, path, FishError)
     return fish_from(data.get("fish"), where)
 
 
@@ -294,14 +285,6 @@ class State:
     throws: tuple[dict, ...] = ()  # judged throws of this round (JSON-able)
     leaders: tuple[int, ...] = ()  # the main game's tied leaders, once an extension starts
     winners: tuple[int, ...] = ()
-
-
-def replace(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``."""
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def _set(values: tuple, i: int, value: Any) -> tuple:

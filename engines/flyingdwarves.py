@@ -45,17 +45,28 @@ Decisions where RULES.md and SCRIPTS.md are silent:
 """
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engines.core import (IllegalEvent, Rng, Seat, SetupError, event_kind, event_text, public, rng_seed,
-                          rng_shuffle, seats_from, text)
+from engines.core import (
+    IllegalEvent,
+    Rng,
+    Seat,
+    SetupError,
+    event_kind,
+    event_text,
+    public,
+    read_toml,
+    replace,
+    rng_seed,
+    rng_shuffle,
+    seats_from,
+    text,
+)
 
 GAME = "flyingdwarves"
 TITLE = {"en": "Flying Dwarves", "ja": "フライング・ドワーフ"}
@@ -142,16 +153,7 @@ def _default_data() -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
 
 
 def _read_data(path: str | Path | None) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
-    if path is None:
-        where = f"engines/{DATA_FILE}"
-        raw = resources.files("engines").joinpath(DATA_FILE).read_text(encoding="utf-8")
-    else:
-        where = str(path)
-        raw = Path(path).read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{where}: not valid TOML ({exc})") from None
+    where, data = read_toml(DATA_FILE, path, DataError)
     return board_from(data.get("board"), where), items_from(data.get("items"), where)
 
 
@@ -209,14 +211,6 @@ class State:
     modifier: int = 0
     final: tuple[tuple[int, int], ...] = ()  # (penalty, majority) per seat once over
     winners: tuple[int, ...] = ()
-
-
-def replace(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``."""
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def _set(values: tuple, i: int, value: Any) -> tuple:

@@ -207,7 +207,7 @@ def _clear_pin(pin: Any) -> str:
         )
     pin = _str(pin, "host_pin", 'a quoted string of 4 to 8 digits, e.g. "4821"')
     if not re.fullmatch(r"[0-9]{4,8}", pin):
-        raise ConfigError(f'host_pin: not 4 to 8 digits; use e.g. "4821"')
+        raise ConfigError('host_pin: not 4 to 8 digits; use e.g. "4821"')
     return pin
 
 

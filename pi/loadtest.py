@@ -25,7 +25,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 P99_TARGET_MS = 200.0

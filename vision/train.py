@@ -504,7 +504,6 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
     last_save = t0
     weights = np.array([wt for _, wt in data], np.float64)
     weights /= weights.sum()
-    total_steps_est = None
     model.train()
     while True:
         el = time.time() - t0

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import threading
 import time
 from collections import defaultdict, deque

@@ -93,7 +93,7 @@ def test_deck_file_that_is_not_toml_or_has_no_cards_is_refused(tmp_path):
     empty.write_text('title = "x"\n', encoding="utf-8")
     with pytest.raises(CardError, match=r"empty.toml: no cards found; write each card as a \[\[card\]\] table"):
         load_deck(empty)
-    with pytest.raises(CardError, match="cannot read the deck file"):
+    with pytest.raises(CardError, match="cannot read the data file"):
         load_deck(tmp_path / "missing.toml")
 
 

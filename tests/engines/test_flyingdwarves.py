@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -189,7 +188,6 @@ def test_step_back_many_and_never_behind_the_start_space():
     s = fd.apply(s, ev("invest", "Aki", place=False))
     s = fd.apply(s, ev("move", "Ben"))
     assert s.p[1] == 6
-    before = s.points
     s = fd.apply(s, ev("move", "Chika"))  # 3 -> 4, free (nobody there moved)
     assert s.p[2] == 4
     s = at(s)

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from tests.pi.conftest import BROWSER_MARKS, SEATS3, FakeClock, declare, kind
+from tests.pi.conftest import BROWSER_MARKS, SEATS3, FakeClock, declare
 
 
 pytestmark = BROWSER_MARKS

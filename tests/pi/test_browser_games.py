@@ -144,7 +144,6 @@ class Table:
         form = page.locator(f"#form-{inp['type']}")
         for field in inp.get("fields", []):
             if field["kind"] == "number" and field["max"] - field["min"] <= 20:
-                radios = form.locator(f"input[name={field['name']}]")
                 if not form.locator(f"input[name={field['name']}]:checked").count():
                     form.locator("label.value").first.click()
         if choose is not None:

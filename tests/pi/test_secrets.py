@@ -23,7 +23,7 @@ def _games_with_secrets() -> list[str]:
     out = []
     for name in engines.GAMES:
         try:
-            engine = engines.load(name)
+            engines.load(name)
         except ValueError:
             continue
         out.append(name)

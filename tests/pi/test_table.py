@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pi.table import Table
-from tests.pi.conftest import SEATS3, declare, declare_on_button, dice_for, due_throw, first_card, kind, roll_of
+from tests.pi.conftest import SEATS3, declare, declare_on_button, dice_for, due_throw, roll_of
 
 
 def _expects(table: Table) -> dict:

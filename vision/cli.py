@@ -444,6 +444,11 @@ def teach_command(args) -> int:
     print(f"dicetable teach: {report.photos} photos, {report.labelled} labelled dice, {report.matched} found by "
           f"the detector ({report.unmatched} not found); {report.taught} read wrong or unsure by the model and "
           f"taught, {report.controls} kept as controls")
+    if not report.matched:
+        print(f"dicetable teach: none of the {report.labelled} labelled dice lies where the detector finds a die "
+              "(boxes in each photo's own pixels, [x0, y0, x1, y1, face]?): nothing to teach, nothing saved",
+              file=sys.stderr)
+        return 2
     if not report.taught:
         print("dicetable teach: the model already reads every labelled die right: nothing to teach, nothing saved",
               file=sys.stderr)

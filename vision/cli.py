@@ -178,10 +178,10 @@ def dice_json(raw) -> dict:
     reported as its most likely face, with its lower confidence."""
     return {
         "box": [round(float(v), 1) for v in raw.box],
-        "face": int(raw.face or raw.best_face),
+        "face": int(raw.best_face),
         "colour": raw.colour,
         "confidence": round(float(raw.confidence), 4),
-        "sides": 6,
+        "sides": int(raw.sides),
     }
 
 

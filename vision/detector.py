@@ -7,11 +7,12 @@ Two small models from `models/` (see models/MODEL.md):
    threshold, boxes mapped back to the image's own pixels);
 2. `dice_classifier.onnx`, a tiny CNN on 48x48 crops around each found die (side 1.25x
    the box, cut from the full-resolution image), all crops in one batch: "not a die" or
-   the top face 1-6.
+   what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing 0-9, a d20
+   showing 1-20; a classifier with 7 outputs knows the d6 only).
 
-A die's confidence = detector score x classifier probability of its best face. A die
-whose best face is unsure (probability < `face_min`) is kept with face 0 (unreadable,
-e.g. cocked); `detect_raw()` still gives its best guess. `detect()` keeps the candidates
+A die's confidence = detector score x classifier probability of its best reading. A die
+whose best reading is unsure (probability < `face_min`) is kept with face 0 and
+`sure=False` (unreadable, e.g. cocked); `detect_raw()` still gives its best guess. `detect()` keeps the candidates
 whose confidence reaches the decision threshold (`DECISION`); `detect_raw()` all of them.
 
 Only numpy, OpenCV and onnxruntime: no torch here.
@@ -39,25 +40,47 @@ SURE = 0.94
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
+#: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
+CLASSES: tuple[tuple[int, int], ...] = ((0, 0),) + tuple((6, f) for f in range(1, 7)) + \
+    tuple((10, f) for f in range(0, 10)) + tuple((20, f) for f in range(1, 21))
+
+
+def class_of(sides: int, face: int) -> int:
+    """The classifier's class of a d`sides` showing `face` (ValueError for no such die)."""
+    try:
+        return CLASSES.index((int(sides), int(face)))
+    except ValueError:
+        raise ValueError(f"no die class for a d{sides} showing {face}: dice are d6 (1-6), d10 (0-9) "
+                         "or d20 (1-20)") from None
 
 
 @dataclass(frozen=True)
 class Detection:
-    """One die read in one image: its box in the image's own pixels, the top face (1-6,
-    0 when unreadable or cocked), the model's confidence and the colour name (None when
-    far from every known colour or not classified)."""
+    """One die read in one image: its box in the image's own pixels, the top face (1-6 on
+    a d6, 0-9 on a d10, 1-20 on a d20; 0 with `sure` False when unreadable or cocked), the
+    model's confidence, the colour name (None when far from every known colour or not
+    classified) and its number of sides."""
 
     box: tuple[float, float, float, float]
     face: int
     confidence: float
     colour: str | None = None
+    sides: int = 6
+    sure: bool = True
+
+    @property
+    def readable(self) -> bool:
+        """The face was read and is one this die carries."""
+        lo = 0 if self.sides == 10 else 1
+        return self.sure and lo <= self.face <= (9 if self.sides == 10 else self.sides)
 
 
 @dataclass(frozen=True)
 class RawDetection:
     """Everything the models said about one die: `best_face` is the most likely face
-    even when `face` is 0 (unsure); `face_probs` are the probabilities of faces 1-6
-    given that it is a die; `die_prob` = 1 - P(not a die)."""
+    even when `face` is 0 (unsure, `sure` False); `face_probs` are the probabilities of the
+    classifier's die classes (`CLASSES[1:]`) given that it is a die; `die_prob` = 1 -
+    P(not a die); `sides` the kind of die of the best reading."""
 
     box: tuple[float, float, float, float]
     face: int
@@ -67,9 +90,11 @@ class RawDetection:
     die_prob: float
     face_probs: tuple[float, ...]
     colour: str | None = None
+    sides: int = 6
+    sure: bool = True
 
     def detection(self) -> Detection:
-        return Detection(self.box, self.face, self.confidence, self.colour)
+        return Detection(self.box, self.face, self.confidence, self.colour, self.sides, self.sure)
 
 
 class ModelMissingError(FileNotFoundError):
@@ -77,7 +102,8 @@ class ModelMissingError(FileNotFoundError):
 
 
 class Detector:
-    """Finds six-sided dice in BGR images and reads their top faces.
+    """Finds dice (d6, and d10 and d20 with a classifier that knows them) in BGR images
+    and reads their top faces.
 
     `model_dir`: folder with the two ONNX files (default: the package's models/);
     `threads`: onnxruntime intra-op threads; `colours`: a `vision.colours.ColourTable`
@@ -112,6 +138,11 @@ class Detector:
         prov = ["CPUExecutionProvider"]
         self._det = ort.InferenceSession(str(paths[0]), so, providers=prov)
         self._cls = ort.InferenceSession(str(paths[1]), so, providers=prov)
+        n = self._cls.get_outputs()[0].shape[1]
+        if n not in (7, len(CLASSES)):
+            raise ModelMissingError(f"{paths[1]} has {n} outputs; this dicetable reads classifiers of 7 "
+                                    f"(d6) or {len(CLASSES)} (d6, d10, d20) classes")
+        self.classes = CLASSES[:n]
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
@@ -220,10 +251,10 @@ class Detector:
             return []
         crops = self._crops(image, boxes)
         probs = self._classify(crops)
-        if self.faces is not None:  # a face this table taught wins: the die shows it for sure
-            for k, taught in enumerate(self.faces.read(crops, probs)):
+        if self.faces is not None:  # a face this table taught (a d6's) wins: the die shows it for sure
+            for k, taught in enumerate(self.faces.read(crops, probs[:, :7])):
                 if taught is not None:
-                    probs[k] = np.eye(7, dtype=probs.dtype)[taught[0]]
+                    probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
         confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]
         kept = _suppress(boxes, np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence))
         out: list[RawDetection] = []
@@ -232,9 +263,10 @@ class Detector:
             if not keep or die_prob < self.die_threshold:
                 continue
             faces = p[1:] / max(die_prob, 1e-6)
-            best = int(np.argmax(faces)) + 1
-            fp = float(faces[best - 1])
-            face = best if fp >= self.face_min else 0
+            k = int(np.argmax(faces))
+            sides, best = self.classes[k + 1]
+            sure = float(faces[k]) >= self.face_min
+            face = best if sure else 0
             confidence = float(conf)
             if not everything and confidence < self.decision:
                 continue
@@ -244,7 +276,8 @@ class Detector:
                 colour = self.colours.name(image, box)
             out.append(RawDetection(box=box, face=face, best_face=best, confidence=confidence,
                                     det_score=float(sc), die_prob=die_prob,
-                                    face_probs=tuple(float(v) for v in faces), colour=colour))
+                                    face_probs=tuple(float(v) for v in faces), colour=colour,
+                                    sides=sides, sure=sure))
         return out
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:

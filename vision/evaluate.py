@@ -5,7 +5,11 @@ class-agnostic; a detection matches a labelled die when each box holds the other
 the best overlap first; `end_to_end` = correctly read dice / max(labelled, detected).
 
 Labelled folder: images plus `annotations.json`
-`{"<file>": {"width": W, "height": H, "dice": [[x0, y0, x1, y1, face], ...]}}`.
+`{"<file>": {"width": W, "height": H, "dice": [[x0, y0, x1, y1, face], ...]}}`; a die
+may carry a sixth number, its sides (6, 10 or 20; 6 when absent). A die is read right
+when its face and its sides are (a detection without "sides" is a d6); the shared scorer
+compares faces only, so on d6-only sets both agree. `sides_confused` counts the matched
+dice taken for another kind of die.
 Validation split (used by training and by `dicetable evaluate --split val`): file names
 sorted, every `val_every`-th one (indices val_every-1, 2*val_every-1, ...) is validation.
 """
@@ -35,7 +39,7 @@ def centres_agree(a: Box, b: Box) -> bool:
 def score(gt: dict, dets: dict) -> dict:
     """Metrics of detections `dets` {image: [{"box", "face", "confidence"}]} against
     ground truth `gt` {image: {"dice": [[x0, y0, x1, y1, face], ...]}}."""
-    tot_gt = tot_det = matched = face_ok = exact = 0
+    tot_gt = tot_det = matched = face_ok = exact = confused = 0
     missing = 0
     for name, g in gt.items():
         gd = g["dice"]
@@ -55,7 +59,9 @@ def score(gt: dict, dets: dict) -> dict:
             if bi >= 0:
                 used.add(bi)
                 matched += 1
-                if int(d["face"]) == int(gd[bi][4]):
+                same_kind = int(d.get("sides", 6)) == (int(gd[bi][5]) if len(gd[bi]) > 5 else 6)
+                confused += not same_kind
+                if int(d["face"]) == int(gd[bi][4]) and same_kind:
                     face_ok += 1
                     ok_here += 1
         tot_gt += len(gd)
@@ -69,6 +75,7 @@ def score(gt: dict, dets: dict) -> dict:
         "face_accuracy": round(face_ok / matched, 4) if matched else None,
         "end_to_end": round(face_ok / max(tot_gt, tot_det), 4) if tot_gt else None,
         "image_exact": round(exact / len(gt), 4) if gt else None,
+        "sides_confused": confused,
     }
 
 
@@ -86,11 +93,12 @@ def load_annotations(folder: str | Path) -> dict:
         raise ValueError(f"{path}: not readable JSON ({exc})") from None
     if not isinstance(data, dict) or not all(
         isinstance(v, dict) and isinstance(v.get("dice"), list)
-        and all(isinstance(d, list) and len(d) == 5 for d in v["dice"])
+        and all(isinstance(d, list) and (len(d) == 5 or (len(d) == 6 and d[5] in (6, 10, 20))) for d in v["dice"])
         for v in data.values()
     ):
         raise ValueError(f"{path}: expected {{\"<file>\": {{\"width\": W, \"height\": H, "
-                         f"\"dice\": [[x0, y0, x1, y1, face], ...]}}}}")
+                         f"\"dice\": [[x0, y0, x1, y1, face], ...]}}}} (a sixth number, the sides, "
+                         "6, 10 or 20, is optional)")
     return data
 
 

@@ -10,8 +10,8 @@ A `Roll` is reported once, on the frame where the table settles into a layout th
 from the last reported roll; it is not reported again while the table stays still, nor
 when the table settles back into the reported layout (a hand passing over the dice).
 
-Cocked dice. A die read with face 0 (unreadable, leaning on another die or on the rim) or
-with a confidence below `min_confidence` is flagged `cocked=True`, its face kept as read:
+Cocked dice. A die whose face was not read (`Detection.readable`: leaning on another die
+or on the rim) or with a confidence below `min_confidence` is flagged `cocked=True`, its face kept as read:
 the table asks the players to fix it instead of guessing a face.
 
 Identity (rule applied when a roll is reported, against the previous reported roll):
@@ -53,6 +53,7 @@ class TrackedDie:
     confidence: float
     status: str
     cocked: bool
+    sides: int = 6
 
 
 @dataclass(frozen=True)
@@ -195,11 +196,19 @@ class Settler:
                     box=tuple(float(v) for v in detection.box),  # type: ignore[arg-type]
                     confidence=float(detection.confidence),
                     status=status,
-                    cocked=detection.face == 0 or detection.confidence < self.min_confidence,
+                    cocked=not _readable(detection) or detection.confidence < self.min_confidence,
+                    sides=getattr(detection, "sides", 6),
                 )
             )
         dice.sort(key=lambda d: d.id)
         return Roll(dice=tuple(dice), t=float(t), removed=removed)
+
+
+def _readable(detection) -> bool:
+    """Whether a detection's face was read (a plain object with box, face, confidence and
+    colour counts as a d6, read unless its face is 0)."""
+    readable = getattr(detection, "readable", None)
+    return bool(readable) if readable is not None else detection.face != 0
 
 
 def _centre(box: Box) -> tuple[float, float]:

@@ -10,7 +10,9 @@ Two users:
   fast enough to render per frame.
 
 A label is `(box, face, colour_name)`: `box = (x0, y0, x1, y1)` around the whole die
-(top face plus the visible sides) in the image's pixels, face 1-6.
+(top face plus the visible sides) in the image's pixels, face 1-6; in a share of the
+training scenes some dice are d10 (face 0-9) or d20 (1-20), drawn by `vision.polyhedra`,
+and `Scene.sides` says which.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision import polyhedra
 from vision.colours import DEFAULT_PALETTE
 
 Box = tuple[float, float, float, float]
@@ -616,11 +619,21 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
 # ---------------------------------------------------------------------------------------
 # Training scenes
 
+#: Share of the training scenes in which d10 and d20 dice (`vision.polyhedra`) lie among the d6.
+POLY_SCENES = 0.3
+
 
 @dataclass
 class Scene:
+    """A rendered scene: its labels and, in the same order, each die's number of sides
+    (empty: every die is a d6)."""
+
     image: np.ndarray  # uint8 BGR
     labels: list[Label] = field(default_factory=list)
+    sides: list[int] = field(default_factory=list)
+
+    def sides_of(self, i: int) -> int:
+        return self.sides[i] if self.sides else 6
 
 
 def _lighting(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -680,6 +693,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
     sh_dir = rng.uniform(0, 2 * math.pi)
     sh_len = rng.uniform(0.03, 0.2)
     sh_strength = rng.uniform(0.15, 0.6)
+    # Ten- and twenty-sided dice among the d6 in a share of the scenes.
+    poly_mix = [1.0, 0.0, 0.0] if rng.random() >= POLY_SCENES else [0.4, 0.3, 0.3]
     dice = []
     shadow = np.zeros((h, w), np.float32)
     for cx, cy in centres:
@@ -704,18 +719,32 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
             style = DieStyle(**{**style.__dict__, "symbol": style.symbol if rng.random() < 0.5 else None})
         else:
             style, colour = random_style(rng)
-        face = int(rng.integers(1, 7))
-        dice.append((q, face, style, colour, tilt))
+        sides = int(rng.choice([6, 10, 20], p=poly_mix))
+        face = int(rng.choice(polyhedra.values(sides))) if sides != 6 else int(rng.integers(1, 7))
+        if sides != 6:
+            if oblique:
+                lean = (rng.uniform(20, 45), tilt_dir)
+            elif tilt is not None:
+                lean = (min(40.0, float(np.hypot(*tilt)) / side * 60), float(np.arctan2(tilt[1], tilt[0])))
+            else:
+                lean = (0.0, 0.0)
+            q = (cx, cy, side * rng.uniform(1.0, 1.25), lean)
+        dice.append((q, face, style, colour, tilt, sides))
         sv = np.array([math.cos(sh_dir), math.sin(sh_dir)], np.float32) * side * sh_len
-        cv2.fillConvexPoly(shadow, np.round(q + sv).astype(np.int32), 1.0)
+        foot = np.array(q, np.float32) if sides == 6 else _quad(cx, cy, side, angle)
+        cv2.fillConvexPoly(shadow, np.round(foot + sv).astype(np.int32), 1.0)
     if dice:
         shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, die_px * rng.uniform(0.03, 0.12)))
         img *= (1 - sh_strength * shadow)[..., None]
     labels: list[Label] = []
     outlines = []
-    for q, face, style, colour, tilt in dice:
-        pts = draw_die(img, q, face, style, rng, tilt)
-        outlines.append((pts, face, colour))
+    for q, face, style, colour, tilt, sides in dice:
+        if sides == 6:
+            pts = draw_die(img, q, face, style, rng, tilt)
+        else:
+            alpha = {"opaque": 1.0, "translucent": style.alpha, "clear": 0.35}[style.kind]
+            pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3], alpha=alpha)
+        outlines.append((pts, face, colour, sides))
     img = _lighting(img, rng)
     # Whole-frame perspective (a camera not quite overhead).
     if rng.random() < 0.5:
@@ -724,9 +753,10 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
         dst = src + (rng.uniform(-j, j, (4, 2)) * [w, h]).astype(np.float32)
         H = cv2.getPerspectiveTransform(src, dst)
         img = cv2.warpPerspective(img, H, (w, h), borderMode=cv2.BORDER_REFLECT)
-        outlines = [(cv2.perspectiveTransform(p.reshape(-1, 1, 2).astype(np.float32), H).reshape(-1, 2), f, c)
-                    for p, f, c in outlines]
-    for pts, face, colour in outlines:
+        outlines = [(cv2.perspectiveTransform(p.reshape(-1, 1, 2).astype(np.float32), H).reshape(-1, 2), f, c, n)
+                    for p, f, c, n in outlines]
+    kinds: list[int] = []
+    for pts, face, colour, sides in outlines:
         x0, y0 = pts.min(0)
         x1, y1 = pts.max(0)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -737,8 +767,9 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
         if (box[2] - box[0]) < 0.6 * (x1 - x0) or (box[3] - box[1]) < 0.6 * (y1 - y0):
             continue  # mostly outside: neither a die nor background to learn from; keep it out
         labels.append((box, face, colour))
+        kinds.append(sides)
     img = degrade(img, rng)
-    return Scene(img, labels)
+    return Scene(img, labels, kinds)
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -799,7 +830,8 @@ def write_folder(folder, n: int, seed: int, scene_of=None) -> None:
         h, w = scene.image.shape[:2]
         ann[name] = {"width": w, "height": h,
                      "dice": [[round(b[0], 1), round(b[1], 1), round(b[2], 1), round(b[3], 1), f]
-                              for b, f, _ in scene.labels]}
+                              + ([] if scene.sides_of(k) == 6 else [scene.sides_of(k)])
+                              for k, (b, f, _) in enumerate(scene.labels)]}
     with open(out / "annotations.json", "w") as f:
         json.dump(ann, f, indent=1)
 

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision import evaluate, synth
+from vision.detector import CLASSES, class_of
 
 try:
     import torch
@@ -117,9 +118,10 @@ class DiceDetector(nn.Module):
 
 
 class DiceClassifier(nn.Module):
-    """Tiny CNN on 48x48 crops: 7 logits (not a die, faces 1-6)."""
+    """Tiny CNN on 48x48 crops: a logit per class of `vision.detector.CLASSES` (not a die,
+    d6 faces 1-6, d10 0-9, d20 1-20)."""
 
-    def __init__(self):
+    def __init__(self, classes: int = len(CLASSES)):
         super().__init__()
         self.body = nn.Sequential(
             CBR(3, 16, 3, 1), CBR(16, 24, 3, 2),  # 24
@@ -127,7 +129,7 @@ class DiceClassifier(nn.Module):
             CBR(48, 48, 3, 1), CBR(48, 64, 3, 2),  # 6
             CBR(64, 96, 3, 1),
         )
-        self.fc = nn.Linear(96, 7)
+        self.fc = nn.Linear(96, classes)
 
     def forward(self, x):
         x = (x - 128.0) * (1.0 / 64.0)
@@ -146,13 +148,16 @@ def fuse_all(model: nn.Module) -> None:
 
 
 class Sample:
-    """One training photo: image, whole-die boxes (N x 4, may be empty), faces, and
-    whether the boxes hold sizes (False: centres only, e.g. boxes around pips)."""
+    """One training photo: image, whole-die boxes (N x 4, may be empty), faces, each die's
+    number of sides (default: all d6), and whether the boxes hold sizes (False: centres
+    only, e.g. boxes around pips)."""
 
-    def __init__(self, image: np.ndarray, boxes: np.ndarray, faces: np.ndarray, has_size: bool = True):
+    def __init__(self, image: np.ndarray, boxes: np.ndarray, faces: np.ndarray, has_size: bool = True,
+                 sides: np.ndarray | None = None):
         self.image = image
         self.boxes = boxes.astype(np.float32).reshape(-1, 4)
         self.faces = faces.astype(np.int64).reshape(-1)
+        self.sides = np.full(len(self.faces), 6, np.int64) if sides is None else sides.astype(np.int64).reshape(-1)
         self.has_size = has_size
 
 
@@ -173,11 +178,11 @@ def load_real(spec: str, has_size: bool = True) -> list[Sample]:
         if img is None:
             print(f"warning: cannot read {folder}/{name}, skipped", file=sys.stderr)
             continue
-        d = np.array(gt[name]["dice"], np.float32).reshape(-1, 5)
+        d = np.array([list(x[:5]) + [x[5] if len(x) > 5 else 6] for x in gt[name]["dice"]], np.float32).reshape(-1, 6)
         boxes, faces = d[:, :4], d[:, 4].astype(np.int64)
         if not has_size:
             boxes = pip_boxes_to_die_boxes(boxes, faces)
-        out.append(Sample(img, boxes, faces, has_size))
+        out.append(Sample(img, boxes, faces, has_size, d[:, 5]))
     print(f"{folder}: {len(out)} training images, {sum(len(s.faces) for s in out)} dice", flush=True)
     return out
 
@@ -196,17 +201,28 @@ def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return np.stack([cx - h, cy - h, cx + h, cy + h], 1)
 
 
-def synth_pool(n: int, seed: int) -> list[Sample]:
-    rng = np.random.default_rng(seed)
-    out = []
+def _scene_sample(seed_index: tuple[int, int]) -> Sample:
+    """Scene number `index` of the pool of `seed`: the same whichever process renders it."""
+    cv2.setNumThreads(1)
+    sc = synth.random_scene(np.random.default_rng(seed_index))
+    boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
+    faces = np.array([lb[1] for lb in sc.labels], np.int64)
+    sides = np.array([sc.sides_of(k) for k in range(len(sc.labels))], np.int64)
+    return Sample(sc.image, boxes, faces, sides=sides)
+
+
+def synth_pool(n: int, seed: int, workers: int = 0) -> list[Sample]:
+    """`n` rendered scenes, in `workers` processes (0: in this one)."""
+    import multiprocessing
+
     t0 = time.time()
-    for i in range(n):
-        sc = synth.random_scene(rng)
-        boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
-        faces = np.array([lb[1] for lb in sc.labels], np.int64)
-        out.append(Sample(sc.image, boxes, faces))
-        if (i + 1) % 500 == 0:
-            print(f"synthetic pool: {i + 1}/{n} scenes ({time.time() - t0:.0f} s)", flush=True)
+    jobs = [(seed, i) for i in range(n)]
+    if workers:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            out = pool.map(_scene_sample, jobs, chunksize=8)
+    else:
+        out = [_scene_sample(j) for j in jobs]
+    print(f"synthetic pool: {n} scenes ({time.time() - t0:.0f} s)", flush=True)
     return out
 
 
@@ -220,7 +236,7 @@ def load_pool(args) -> list[Sample]:
             pool = pickle.load(f)
         print(f"synthetic pool: {len(pool)} scenes from {cache}", flush=True)
         return pool[: args.pool]
-    pool = synth_pool(args.pool, args.seed + 100)
+    pool = synth_pool(args.pool, args.seed + 100, args.workers)
     if cache:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with open(cache.with_suffix(".tmp"), "wb") as f:
@@ -357,7 +373,7 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         side = max(bw, bh) * CROP_EXPAND * math.exp(rng.uniform(-0.15, 0.15))
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.07, 0.07) * side
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
-        label = int(s.faces[i])
+        label = class_of(int(s.sides[i]), int(s.faces[i]))
     elif getattr(s, "hard", None) is not None and len(s.hard) and rng.random() < 0.5:
         # A hard negative: where a detector fired on something that is not a die.
         label = NOT_A_DIE
@@ -392,7 +408,7 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
     M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, sc)
     M[0, 2] += CROP / 2 - cx
     M[1, 2] += CROP / 2 - cy
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 and label <= 6:  # pips may be mirrored, numbers may not
         M[0] = -M[0]
         M[0, 2] += CROP
     if sc < 0.6:
@@ -473,11 +489,26 @@ def init_from_onnx(model: nn.Module, path: Path) -> None:
 
     fuse_all(model)
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(path)).graph.initializer}
-    missing = set(model.state_dict()) - set(weights)
+    own = model.state_dict()
+    missing = set(own) - set(weights)
     if missing:
         raise SystemExit(f"{path} does not fit this network: no weights for {sorted(missing)[:3]}")
-    model.load_state_dict({k: weights[k] for k in model.state_dict()})
-    print(f"{path}: weights loaded (BatchNorm folded)", flush=True)
+    grown = []
+    for k, w in own.items():
+        if weights[k].shape != w.shape:
+            # A classifier learning new classes (d10, d20) from one that knew fewer (d6):
+            # the known classes keep their rows, the new ones start from the fresh ones.
+            if weights[k].shape[1:] != w.shape[1:] or weights[k].shape[0] > w.shape[0]:
+                raise SystemExit(f"{path} does not fit this network: {k} is {tuple(weights[k].shape)}, "
+                                 f"not {tuple(w.shape)}")
+            fresh = w.clone()
+            fresh[: weights[k].shape[0]] = weights[k]
+            if k.endswith("bias"):  # new classes start unlikely
+                fresh[weights[k].shape[0]:] = weights[k][1:].mean() - 2.0
+            weights[k] = fresh
+            grown.append(k)
+    model.load_state_dict({k: weights[k] for k in own})
+    print(f"{path}: weights loaded (BatchNorm folded){'; grown: ' + ', '.join(grown) if grown else ''}", flush=True)
 
 
 def new_model(cls, args, file: str) -> nn.Module:
@@ -487,8 +518,61 @@ def new_model(cls, args, file: str) -> nn.Module:
     return model.to(torch.device(args.device))
 
 
+def _pick(data: list[tuple[list[Sample], float]], rng: np.random.Generator) -> Sample:
+    weights = np.array([wt for _, wt in data], np.float64)
+    src = data[int(rng.choice(len(data), p=weights / weights.sum()))][0]
+    return src[int(rng.integers(0, len(src)))]
+
+
+def det_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """A detector batch: images, heatmaps, sizes, offsets, size masks (numpy)."""
+    xs, hs, ss, os_, ms = [], [], [], [], []
+    for _ in range(args.det_batch):
+        x, hm, sz, of, mk = det_example(_pick(data, rng), rng, args.det_size)
+        xs.append(x.transpose(2, 0, 1)); hs.append(hm[None]); ss.append(sz); os_.append(of); ms.append(mk[None])
+    return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(os_), np.stack(ms)
+
+
+def cls_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A classifier batch: crops and their classes (numpy); a quarter are negatives."""
+    xs, ys = [], []
+    while len(xs) < args.cls_batch:
+        ex = crop_example(_pick(data, rng), rng, negative=rng.random() < 0.25)
+        if ex is not None:
+            xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+class _Stream(torch.utils.data.IterableDataset):
+    """Endless batches of `make(rng)`, made in `workers` processes (0: in this one). Each
+    worker has its own generator seeded from (seed, worker number); the data is shared
+    with the workers by fork, not copied."""
+
+    def __init__(self, make, seed: int, workers: int):
+        super().__init__()
+        self.make, self.seed, self.workers = make, seed, workers
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        if info is not None:
+            cv2.setNumThreads(1)
+            torch.set_num_threads(1)
+        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        while True:
+            yield self.make(rng)
+
+    def batches(self):
+        if not self.workers:
+            return iter(self)
+        return iter(torch.utils.data.DataLoader(self, batch_size=None, num_workers=self.workers,
+                                                prefetch_factor=4, persistent_workers=True))
+
+
+def _tensors(batch, dev) -> list:
+    return [torch.as_tensor(b).to(dev, non_blocking=True) for b in batch]
+
+
 def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
-    rng = np.random.default_rng(args.seed)
     dev = torch.device(args.device)
     model = new_model(DiceDetector, args, "dice_detector.onnx")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -500,10 +584,9 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
         step = int(st["step"])
         print(f"detector: resumed at step {step}", flush=True)
     budget = args.minutes_detector * 60
+    batches = _Stream(lambda rng: det_batch(data, args, rng), args.seed, args.workers).batches()
     t0 = time.time()
     last_save = t0
-    weights = np.array([wt for _, wt in data], np.float64)
-    weights /= weights.sum()
     model.train()
     while True:
         el = time.time() - t0
@@ -513,17 +596,7 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
         frac = min(1.0, el / budget)
         for gp in opt.param_groups:
             gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
-        xs, hs, ss, os_, ms = [], [], [], [], []
-        for _ in range(args.det_batch):
-            src = data[int(rng.choice(len(data), p=weights))][0]
-            s = src[int(rng.integers(0, len(src)))]
-            x, hm, sz, of, mk = det_example(s, rng, args.det_size)
-            xs.append(x.transpose(2, 0, 1)); hs.append(hm[None]); ss.append(sz); os_.append(of); ms.append(mk[None])
-        x = torch.from_numpy(np.stack(xs)).to(dev)
-        hm = torch.from_numpy(np.stack(hs)).to(dev)
-        sz = torch.from_numpy(np.stack(ss)).to(dev)
-        of = torch.from_numpy(np.stack(os_)).to(dev)
-        mk = torch.from_numpy(np.stack(ms)).to(dev)
+        x, hm, sz, of, mk = _tensors(next(batches), dev)
         ph, ps, po = model(x)
         lh = focal_loss(ph, hm)
         centre = (hm > 0.999).float()
@@ -549,7 +622,6 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
 
 
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
-    rng = np.random.default_rng(args.seed + 1)
     dev = torch.device(args.device)
     model = new_model(DiceClassifier, args, "dice_classifier.onnx")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -561,10 +633,9 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         step = int(st["step"])
         print(f"classifier: resumed at step {step}", flush=True)
     budget = args.minutes_classifier * 60
+    batches = _Stream(lambda rng: cls_batch(data, args, rng), args.seed + 1, args.workers).batches()
     t0 = time.time()
     last_save = t0
-    weights = np.array([wt for _, wt in data], np.float64)
-    weights /= weights.sum()
     model.train()
     correct = seen = 0
     while True:
@@ -574,16 +645,7 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         frac = min(1.0, el / budget)
         for gp in opt.param_groups:
             gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
-        xs, ys = [], []
-        while len(xs) < args.cls_batch:
-            src = data[int(rng.choice(len(data), p=weights))][0]
-            s = src[int(rng.integers(0, len(src)))]
-            ex = crop_example(s, rng, negative=rng.random() < 0.25)
-            if ex is None:
-                continue
-            xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
-        x = torch.from_numpy(np.stack(xs)).to(dev)
-        y = torch.from_numpy(np.array(ys, np.int64)).to(dev)
+        x, y = _tensors(next(batches), dev)
         logits = model(x)
         loss = F.cross_entropy(logits, y, label_smoothing=0.05)
         opt.zero_grad()
@@ -629,6 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cls-batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes preparing batches beside the training one (default 0: none; on a GPU "
+                        "machine the batches, not the GPU, set the pace: give it the spare cores)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                    help="torch device (default: cuda when available, else cpu)")

@@ -130,7 +130,18 @@ def test_score_agrees_with_the_shared_scorer():
                                      b[3] + rng.normal(0, 5)], "face": int(rng.integers(1, 7)),
                              "confidence": float(rng.random())} for b in boxes if rng.random() < 0.8]
     del dets["3.jpg"]
-    assert evaluate.score(gt, dets) == json.loads(json.dumps(shared.score(gt, dets)))
+    ours = evaluate.score(gt, dets)
+    assert ours.pop("sides_confused") == 0
+    assert ours == json.loads(json.dumps(shared.score(gt, dets)))
+
+
+def test_score_counts_a_die_of_the_wrong_kind_as_misread():
+    gt = {"a.jpg": {"dice": [[0, 0, 10, 10, 3, 10], [20, 0, 30, 10, 3], [40, 0, 50, 10, 17, 20]]}}
+    dets = {"a.jpg": [{"box": [0, 0, 10, 10], "face": 3, "confidence": 0.9},  # a d10 read as a d6
+                      {"box": [20, 0, 30, 10], "face": 3, "confidence": 0.9, "sides": 6},
+                      {"box": [40, 0, 50, 10], "face": 17, "confidence": 0.9, "sides": 20}]}
+    r = evaluate.score(gt, dets)
+    assert (r["recall"], r["face_accuracy"], r["sides_confused"]) == (1.0, 0.6667, 1)
 
 
 def test_validation_split_is_every_fifth_sorted_name():

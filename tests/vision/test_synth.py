@@ -11,14 +11,22 @@ from vision.colours import DEFAULT_PALETTE
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_random_scene_labels_are_inside_the_image_with_faces_1_to_6(seed):
+def test_random_scene_labels_are_inside_the_image_with_faces_of_their_dice(seed):
     scene = synth.random_scene(np.random.default_rng(seed))
     h, w = scene.image.shape[:2]
     assert scene.image.dtype == np.uint8 and scene.image.shape[2] == 3
-    for (x0, y0, x1, y1), face, colour in scene.labels:
+    assert len(scene.sides) == len(scene.labels)
+    for k, ((x0, y0, x1, y1), face, colour) in enumerate(scene.labels):
         assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
-        assert 1 <= face <= 6
+        assert face in {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}[scene.sides_of(k)]
         assert colour in DEFAULT_PALETTE or colour == "other"
+
+
+def test_some_training_scenes_hold_d10_and_d20_among_the_d6():
+    rng = np.random.default_rng(4)
+    kinds = [s for _ in range(60) for s in synth.random_scene(rng, size=(640, 480)).sides]
+    assert {6, 10, 20} <= set(kinds)
+    assert 0.5 < kinds.count(6) / len(kinds) < 0.95
 
 
 def test_random_scenes_cover_small_and_large_dice_and_crowds():

@@ -45,4 +45,31 @@ def test_fine_tuning_starts_from_the_shipped_weights():
     with torch.no_grad():
         ours = model.eval()(torch.from_numpy(x)).numpy()
     shipped = ort.InferenceSession(str(detector.DEFAULT_MODEL_DIR / detector.CLASSIFIER_FILE)).run(None, {"crops": x})[0]
-    assert np.abs(ours - shipped).max() < 1e-4
+    n = shipped.shape[1]
+    assert np.abs(ours[:, :n] - shipped).max() < 1e-4
+    assert ours.shape[1] == len(detector.CLASSES)
+
+
+def test_a_d6_classifier_grows_into_one_for_d10_and_d20_keeping_what_it_knew(tmp_path):
+    import onnxruntime as ort
+    import torch
+
+    from vision import train
+
+    torch.manual_seed(0)
+    small = train.DiceClassifier(classes=7).eval()
+    with torch.no_grad():  # BatchNorm statistics of a trained net (untrained ones fold to shared zeros)
+        for name, t in small.state_dict().items():
+            if t.is_floating_point():
+                t.add_(torch.rand_like(t) * 0.2 if "running_var" in name else torch.randn_like(t) * 0.1)
+    train.export_classifier(small, tmp_path / "c.onnx")
+    x = np.random.default_rng(1).uniform(0, 255, (4, 3, train.CROP, train.CROP)).astype(np.float32)
+    before = ort.InferenceSession(str(tmp_path / "c.onnx")).run(None, {"crops": x})[0]
+    grown = train.DiceClassifier()
+    train.init_from_onnx(grown, tmp_path / "c.onnx")
+    with torch.no_grad():
+        after = grown.eval()(torch.from_numpy(x)).numpy()
+    assert np.abs(after[:, :7] - before).max() < 1e-4
+    assert (after[:, 7:].max(1) < before[:, 1:].mean(1)).all()  # new classes start unlikely
+    with pytest.raises(SystemExit, match="does not fit"):
+        train.init_from_onnx(train.DiceClassifier(classes=5), tmp_path / "c.onnx")

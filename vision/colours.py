@@ -14,7 +14,44 @@ How a die is measured (`describe`):
     light up along their edges; a white die on a white tray or a grey die on a grey board
     does not.
 
-How a die is named (`ColourTable.name`):
+White balance from the scene (`ColourTable.names`, `estimate_light`): the light of a photo
+is estimated once, from the whole frame and all its dice, and undone (per-channel gains, as
+8-bit lookup tables) before each die is measured as above. Colour is (log R/G, log B/G) of
+the 8-bit values, split into warmth along the way light changes colour from a warm lamp to
+shade (`WB_LOCUS`) and tint across it (`WB_ACROSS`, green to magenta):
+  * the table: the median of the frame sampled down to `WB_SIDE` pixels, less the dice's
+    boxes (grown by 15%), clipped and near-black pixels left out;
+  * the dice: in the middle of each die's box, sampled about `WB_FACE_SIDE` pixels across
+    (pips stay sharp), its brightest pixels (within `WB_DIE_BRIGHT` of its lightest): white
+    pips, a white or grey body, highlights. A die votes when at least half of them could be
+    grey under a plausible light; a pixel with one channel clipped (a white pip under a
+    strong cast) votes with the other two channels' ratio, on the locus, and only when the
+    clipped channel is at least as bright as that light makes it. The dice's estimate is
+    the median of the votes;
+  * only plausible lights count: an estimate whose warmth is beyond `WB_WARMTH` or tint
+    beyond `WB_TINT` (trust fading to none between the two numbers) is a coloured
+    surface, not a light (orange wood, green felt, a yellow die), and at most
+    `WB_MAX_TINT` of tint is ever corrected;
+  * the dice's estimate is trusted fully from `WB_MIN_VOTES` voting dice (half with one),
+    the table's for the rest but at most `WB_TABLE_TRUST` (a blue-grey cloth under neutral
+    light is a grey one under a cool lamp; the dice tell them apart, the table cannot);
+  * dim light: when the bright reference (the frame's `WB_BRIGHT_PERCENTILE` brightest
+    channel, or the dice's median lightest value, their pips, whichever is higher) is
+    below `WB_DIM`, the photo is brightened towards `WB_BRIGHT_TARGET` (fully from the
+    first `WB_DIM` down, at most `WB_MAX_GAIN`): a photo in ordinary light is never
+    brightened, and a grey die on a grey board with white pips is not taken for a white
+    die in dim light;
+  * channels clipped in the photo and scaled down by the correction are kept level with
+    the pixel's brightest channel (a white pip stays white, not tinted).
+`ColourTable.name(image, box)` is `name_dice(image, [box])[0]`: the same, knowing one die; to
+name every die of a frame, call `names` once (the light is estimated once, about 0.4 ms for
+a 640x640 frame, and all the dice vote). `describe(image, box)` without a light measures
+the pixels as they are. Calibration measures its throws under the median of their lights.
+Ambiguous, and left so: a table of a plausible light's colour (pale pine, a blue-grey
+cloth) with nothing grey on the dice (only clear dice, or one coloured die at a time) is
+partly corrected as if it were a grey table under a lamp.
+
+How a die is named (`ColourTable.classify`):
   * each solid colour entry is an ellipsoid in lightness / chroma / hue around its
     centre: ``d = sqrt((dL/sL)^2 + (dC/sC)^2 + (dH/sH)^2)`` where dH is the CIE94 hue
     difference (the chord between the two hues, which shrinks to 0 for grey colours, so
@@ -24,8 +61,9 @@ How a die is named (`ColourTable.name`):
   * the default scales are wide in lightness (light varies) and narrower in hue (a white
     balance shift moves hue little for strongly coloured dice), see `DEFAULT_SCALES`.
     Some default colours have second ellipsoids (`DEFAULT_DARK`) where real dice sit far
-    from the first: navy and violet blues, dark purples (hue ~320, chroma ~8-15, which
-    a neutral black must not take), translucent and maroon reds, dark teal greens.
+    from the first: navy and violet blues, dark purples (hue ~320, chroma ~5-15, which
+    a neutral black must not take), translucent and maroon reds, dark teal greens, and
+    opaque greens and yellows as a phone photographs them (darker and greyer).
   * see-through rule: a die looks like the table when its body is within
     `SEE_THROUGH_DISTANCE` (CIE76 delta E) of its surroundings, or, on a coloured surface
     (chroma >= `TINT_MIN_CHROMA`), when its body is a paler or greyer version of the
@@ -33,7 +71,9 @@ How a die is named (`ColourTable.name`):
     by at most `TINT_RESIDUAL`, lighter by `TINT_LIGHTNESS`): clear plastic shows the
     cloth under it, lightened and desaturated by reflections. Such a die is
       - "clear" when the table knows "clear" (else unknown) and either it glints (at
-        least `CLEAR_MIN_GLINTS`) or it is such a tint and no solid colour accepts it;
+        least `CLEAR_MIN_GLINTS`) or it is such a tint and no solid colour's first
+        ellipsoid accepts it (the second ones are for real dice on a light tray; a dull
+        clear die on green felt looks like a dark green die);
       - otherwise, when the table knows "clear": "white" for a light, nearly grey body
         (`WHITE_MIN_LIGHTNESS`, `WHITE_MAX_CHROMA`: a white die on a light tray; a clear
         die there would glint, but on a tray as white as its glints a dull clear die is
@@ -103,9 +143,18 @@ DEFAULT_DARK: tuple[tuple[str, tuple[float, float, float], tuple[float, float, f
     ("blue", (14.0, 22.0, -39.0), (12.0, 16.0, 9.0)),
     ("purple", (12.0, 9.5, -8.0), (12.0, 7.0, 5.0)),
     ("purple", (38.0, 19.0, -13.0), (10.0, 10.0, 6.0)),
-    ("red", (28.0, 28.0, 13.0), (13.0, 12.0, 8.0)),
+    ("red", (28.0, 28.0, 13.0), (16.0, 14.0, 8.0)),
     ("red", (28.0, 17.0, 3.5), (10.0, 7.0, 6.0)),
     ("green", (32.0, -24.0, 6.0), (11.0, 10.0, 7.0)),
+    # 2026-11, from the Byler sample of tests/fixtures/colours, white balanced: opaque
+    # greens and yellows as a phone photographs them (darker and greyer than the palette's,
+    # at the edge of its ellipsoid, out of it in a warm cast), teal-green marbled dice,
+    # navy blues and near-black purples.
+    ("green", (42.0, -39.9, 24.9), (14.0, 14.0, 9.0)),
+    ("yellow", (64.0, -8.5, 58.4), (12.0, 14.0, 8.0)),
+    ("green", (34.0, -22.5, 13.0), (16.0, 14.0, 10.0)),
+    ("blue", (12.0, 6.9, -17.1), (10.0, 8.0, 5.0)),
+    ("purple", (22.0, 4.8, -3.8), (14.0, 3.5, 3.0)),
 )
 #: A die that looks like the table (see-through) but does not glint, with a light and
 #: nearly grey body, is white: a white die on a white or grey tray (a clear die glints).
@@ -145,6 +194,49 @@ _MAX_BODY_PIXELS = 1200  # at most about this many pixels are used for the body 
 _FORMAT = "dicetable-colours"
 _VERSION = 1
 
+# White balance from the scene (`estimate_light`, see the module docstring). Colour is
+# (log R/G, log B/G) of the camera's 8-bit (gamma-encoded) values; a lamp's colour moves it
+# along the blackbody/daylight locus, whose direction there is about WB_LOCUS (warmer light:
+# more red, less blue; from cameras' tungsten, daylight and shade white-balance presets,
+# whose gains differ about as much in red as in blue).
+#: Direction of warmer light in (log R/G, log B/G), and across it (magenta +, green -).
+WB_LOCUS = (0.68, -0.73)
+WB_ACROSS = (0.73, 0.68)
+#: Side (pixels) of the downscaled frame the light is estimated on.
+WB_SIDE = 64
+#: An estimate is a plausible light while its warmth (along the locus) is within the first
+#: number and its tint (across) within the second; trust fades to none at the third and
+#: fourth: a table of a strong colour (green felt, orange wood) is a surface, not a light.
+WB_WARMTH = (0.40, 0.55)
+WB_TINT = (0.10, 0.20)
+#: At most this much tint is corrected (lamps and cameras are a little green or magenta).
+WB_MAX_TINT = 0.08
+#: The table estimate needs at least this share of the frame outside the dice, and is
+#: trusted at most this much (a blue-grey cloth looks like a grey one in cool light): it
+#: corrects fully only what the dice agree with.
+WB_MIN_TABLE = 0.05
+WB_TABLE_TRUST = 0.5
+#: The dice estimate: the pixels of each die's face within WB_DIE_BRIGHT of its brightest,
+#: when at least half of them could be grey under a plausible light; fully trusted from
+#: WB_MIN_VOTES such dice.
+WB_DIE_BRIGHT = 0.85
+WB_MIN_VOTES = 2
+#: The dice estimate samples about this many pixels across the middle of each die.
+WB_FACE_SIDE = 24
+#: Pixels with a channel at or above this are clipped and say nothing about the light's
+#: colour; pixels darker than WB_DARK are mostly noise.
+WB_CLIPPED = 250.0
+WB_DARK = 12.0
+#: Dim light: the bright reference is the WB_BRIGHT_PERCENTILE of the frame's brightest
+#: channel, or the median of the dice's lightest values (their pips, which the small frame
+#: misses), whichever is higher. At or below the first WB_DIM the frame is brightened until
+#: the reference reaches WB_BRIGHT_TARGET (by at most WB_MAX_GAIN); from the second up, not
+#: at all; in between, partly (a photo in ordinary light is never brightened).
+WB_BRIGHT_PERCENTILE = 98.0
+WB_DIM = (150.0, 190.0)
+WB_BRIGHT_TARGET = 220.0
+WB_MAX_GAIN = 2.5
+
 
 class ColourTableError(ValueError):
     """A colour table file or a calibration that cannot be used; the message says why."""
@@ -178,9 +270,62 @@ class ColourDescriptor:
         return self.see_through and self.glints >= CLEAR_MIN_GLINTS
 
 
-def _lab(image_bgr: np.ndarray) -> np.ndarray:
-    pixels = image_bgr.astype(np.float32) / 255.0
+@dataclass(frozen=True)
+class SceneLight:
+    """The light of one photo as the colour step corrects it (`estimate_light`).
+
+    `warmth` is the light's shift along the blackbody/daylight locus (log units, positive:
+    warmer than neutral, negative: cooler), `tint` across it (positive: magenta, negative:
+    green), `brightness` the gain for dim light (1: none), and `gains` the B, G, R
+    multipliers that undo all three, applied to the pixels before they are measured.
+    """
+
+    warmth: float = 0.0
+    tint: float = 0.0
+    brightness: float = 1.0
+
+    @property
+    def gains(self) -> tuple[float, float, float]:
+        log_r = -(self.warmth * WB_LOCUS[0] + self.tint * WB_ACROSS[0])
+        log_b = -(self.warmth * WB_LOCUS[1] + self.tint * WB_ACROSS[1])
+        return (
+            self.brightness * math.exp(log_b),
+            self.brightness,
+            self.brightness * math.exp(log_r),
+        )
+
+
+def _lab(image_bgr: np.ndarray, correction: _Correction | None = None) -> np.ndarray:
+    if correction is None:
+        pixels = image_bgr.astype(np.float32) * np.float32(1.0 / 255.0)
+    else:
+        # Undo the light (a table per channel, clipped at white as the camera would).
+        pixels = cv2.LUT(image_bgr, correction.table)
+        if correction.lowered.any() and image_bgr.max() >= WB_CLIPPED:
+            # A channel clipped in the photo was at least as bright as it shows; scaled
+            # down, it would tint a white pip or a white die: keep it level with the
+            # pixel's brightest channel.
+            clipped = (image_bgr >= WB_CLIPPED) & correction.lowered
+            pixels = np.where(clipped, _top(pixels)[..., None], pixels)
     return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab)
+
+
+class _Correction:
+    """A light's gains as a lookup table from 8-bit values to 0..1, made once per photo."""
+
+    def __init__(self, light: SceneLight):
+        gains = np.asarray(light.gains, np.float32)
+        levels = np.arange(256, dtype=np.float32)[:, None] * (gains / np.float32(255.0))
+        self.table = np.minimum(levels, 1.0).reshape(1, 256, 3)
+        self.lowered = gains < 1.0
+
+    @staticmethod
+    def of(light: SceneLight | None) -> _Correction | None:
+        """The correction for `light`; None when it would change no 8-bit value by more
+        than about one level."""
+        if light is None or max(abs(g - 1.0) for g in light.gains) < 0.004:
+            return None
+        return _Correction(light)
 
 
 def _body_colour(pixels: np.ndarray) -> np.ndarray:
@@ -209,8 +354,17 @@ def _clip_box(box: Sequence[float], grow: float, width: int, height: int) -> tup
     )
 
 
-def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
-    """Measure the body colour of the die in `box` (x0, y0, x1, y1, image pixels)."""
+def describe(
+    image_bgr: np.ndarray, box: Sequence[float], light: SceneLight | None = None
+) -> ColourDescriptor:
+    """Measure the body colour of the die in `box` (x0, y0, x1, y1, image pixels), under
+    `light` (`estimate_light`; None: the pixels as they are)."""
+    patch, inside = _patch(image_bgr, box)
+    return _describe(patch, inside, _Correction.of(light))
+
+
+def _patch(image_bgr: np.ndarray, box: Sequence[float]) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """The pixels a die is measured on, and its box in them."""
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError(f"describe needs a BGR colour image, got an array of shape {image_bgr.shape}")
     height, width = image_bgr.shape[:2]
@@ -225,11 +379,13 @@ def describe(image_bgr: np.ndarray, box: Sequence[float]) -> ColourDescriptor:
     if scale < 1.0 and (x1 - x0) * scale >= 8 and (y1 - y0) * scale >= 8:
         patch = cv2.resize(image_bgr[oy0:oy1, ox0:ox1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         sy, sx = patch.shape[0] / (oy1 - oy0), patch.shape[1] / (ox1 - ox0)
-        return _describe(patch, ((x0 - ox0) * sx, (y0 - oy0) * sy, (x1 - ox0) * sx, (y1 - oy0) * sy))
-    return _describe(image_bgr, (x0, y0, x1, y1))
+        return patch, ((x0 - ox0) * sx, (y0 - oy0) * sy, (x1 - ox0) * sx, (y1 - oy0) * sy)
+    return image_bgr, (x0, y0, x1, y1)
 
 
-def _describe(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> ColourDescriptor:
+def _describe(
+    image_bgr: np.ndarray, box: tuple[float, float, float, float], correction: _Correction | None
+) -> ColourDescriptor:
     height, width = image_bgr.shape[:2]
     x0, y0, x1, y1 = box
     shrink = (1.0 - _INNER) / 2.0
@@ -246,7 +402,7 @@ def _describe(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> 
         )
     # Lab of the die and its surroundings in one conversion.
     ox0, oy0, ox1, oy1 = _clip_box((x0, y0, x1, y1), _RING[1], width, height)
-    lab = _lab(image_bgr[oy0:oy1, ox0:ox1]).reshape(oy1 - oy0, ox1 - ox0, 3)
+    lab = _lab(image_bgr[oy0:oy1, ox0:ox1], correction).reshape(oy1 - oy0, ox1 - ox0, 3)
     region = lab[iy0 - oy0 : iy1 - oy0, ix0 - ox0 : ix1 - ox0].reshape(-1, 3)
     body = _body_colour(region)
 
@@ -295,6 +451,182 @@ def _describe(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> 
     )
 
 
+def estimate_light(image_bgr: np.ndarray, boxes: Iterable[Sequence[float]] = ()) -> SceneLight:
+    """The light of a photo, estimated once from the whole frame and the dice in it (see
+    the module docstring). `boxes` are the dice (x0, y0, x1, y1, image pixels)."""
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.size == 0:
+        raise ValueError(f"estimate_light needs a BGR colour image, got an array of shape {image_bgr.shape}")
+    boxes = [tuple(float(v) for v in box[:4]) for box in boxes]
+    height, width = image_bgr.shape[:2]
+    # The frame, sampled (not averaged: that costs more than all the rest) to WB_SIDE.
+    scale = min(1.0, WB_SIDE / max(height, width))
+    small = image_bgr
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        small = cv2.resize(image_bgr, size, interpolation=cv2.INTER_LINEAR)
+    sh, sw = small.shape[:2]
+    sx, sy = sw / width, sh / height
+    pixels = small.reshape(-1, 3)
+    # The table: the frame less the dice (grown a little for their shadows and sides).
+    surface = np.ones((sh, sw), dtype=bool)
+    for x0, y0, x1, y1 in boxes:
+        grow = 0.15 * max(x1 - x0, y1 - y0)
+        surface[
+            max(0, int((y0 - grow) * sy)) : max(0, math.ceil((y1 + grow) * sy)),
+            max(0, int((x0 - grow) * sx)) : max(0, math.ceil((x1 + grow) * sx)),
+        ] = False
+    usable = (_top(pixels) < WB_CLIPPED) & (_bottom(pixels) > WB_DARK) & surface.reshape(-1)
+    from_table = None  # (warmth, tint, trust)
+    if usable.sum() >= max(16, WB_MIN_TABLE * len(pixels)):
+        table = pixels[usable].astype(np.float32)
+        chroma = np.log(np.stack((table[:, 2] / table[:, 1], table[:, 0] / table[:, 1])))
+        half = chroma.shape[1] // 2
+        warmth, tint, trust = _plausible(np.partition(chroma, half, axis=1)[:, half])
+        from_table = (warmth, tint, trust * WB_TABLE_TRUST)
+    # The dice: the brightest part of each die's face (white pips, white and grey bodies,
+    # highlights), sampled without blurring the pips away.
+    faces = [f for f in (_face_sample(image_bgr, box) for box in boxes) if f is not None]
+    from_dice, lightest = None, None
+    if faces:
+        votes, lightest = _dice_votes(faces)
+        if len(votes):
+            w, t = np.median(votes, axis=0)
+            from_dice = (float(w), float(t), _fade(abs(w), WB_WARMTH) * min(1.0, len(votes) / WB_MIN_VOTES))
+    warmth, tint = _combine(from_table, from_dice)
+    gains = np.asarray(SceneLight(warmth, tint).gains, np.float32)
+    # Dim light (see WB_DIM). Clipped pixels count (a frame with clipped highlights is not
+    # dim); so do the dice's lightest parts (their pips), which the small frame misses.
+    levels = _top(pixels * gains)
+    rank = min(len(levels) - 1, int(WB_BRIGHT_PERCENTILE / 100.0 * len(levels)))
+    reference = float(np.partition(levels, rank)[rank])
+    if lightest is not None:
+        reference = max(reference, float(np.median(_top(lightest * gains))))
+    return SceneLight(warmth, tint, _brightness(reference))
+
+
+def _brightness(reference: float) -> float:
+    """The gain for dim light, from the bright reference (see WB_DIM)."""
+    dim, normal = WB_DIM
+    if reference >= normal:
+        return 1.0
+    full = math.log(WB_BRIGHT_TARGET / max(reference, 1.0))  # the whole way to the target
+    share = min(1.0, (normal - reference) / (normal - dim))  # 1 at `dim` and below
+    return min(WB_MAX_GAIN, math.exp(full * share))
+
+
+def _top(pixels: np.ndarray) -> np.ndarray:
+    """The brightest channel of each pixel (elementwise: much faster than max(axis=-1))."""
+    return np.maximum(np.maximum(pixels[..., 0], pixels[..., 1]), pixels[..., 2])
+
+
+def _bottom(pixels: np.ndarray) -> np.ndarray:
+    return np.minimum(np.minimum(pixels[..., 0], pixels[..., 1]), pixels[..., 2])
+
+
+def _dice_votes(faces: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each die's vote (warmth, tint) from its brightest pixels, when most of them could be
+    grey under a plausible light (K x 2), and each die's lightest value of each channel
+    (N x 3).
+
+    A pixel with one channel clipped still gives the ratio of the other two, which on the
+    locus gives the warmth; the clipped channel must then be at least what it shows."""
+    sizes = np.array([len(f) for f in faces])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    pixels = np.concatenate(faces)
+    top = _top(pixels)
+    die = np.repeat(np.arange(len(faces)), sizes)
+    die_top = np.maximum.reduceat(top, starts)
+    lightest = np.maximum.reduceat(pixels, starts, axis=0).astype(np.float32)  # per channel
+    bright = top.astype(np.float32) >= WB_DIE_BRIGHT * die_top[die]
+    pixels, die = pixels[bright].astype(np.float32), die[bright]
+    clipped = pixels >= WB_CLIPPED
+    count = clipped[:, 0].astype(np.int8) + clipped[:, 1] + clipped[:, 2]
+    logs = np.log(np.maximum(pixels, 1.0))
+    c1 = logs[:, 2] - logs[:, 1]  # log R/G
+    c2 = logs[:, 0] - logs[:, 1]  # log B/G
+    u0, u1 = WB_LOCUS
+    v0, v1 = WB_ACROSS
+    warmth = c1 * u0 + c2 * u1
+    tint = c1 * v0 + c2 * v1
+    one = count == 1
+    r, b, g = one & clipped[:, 2], one & clipped[:, 0], one & clipped[:, 1]
+    warmth = np.where(r, c2 / u1, warmth)  # red clipped: blue/green is left
+    warmth = np.where(b, c1 / u0, warmth)  # blue clipped: red/green is left
+    warmth = np.where(g, (c1 - c2) / (u0 - u1), warmth)  # green clipped: red/blue is left
+    slack = WB_TINT[0]
+    consistent = ~(r & (warmth * u0 + slack < c1))
+    consistent &= ~(b & (warmth * u1 + slack < c2))
+    consistent &= ~(g & ((warmth * u0 - slack > c1) | (warmth * u1 - slack > c2)))
+    grey = (
+        (count <= 1)
+        & consistent
+        & (_bottom(pixels) > WB_DARK)
+        & (np.abs(warmth) <= WB_WARMTH[1])
+        & ((np.abs(tint) <= WB_TINT[1]) | one)
+    )
+    n = np.bincount(die, minlength=len(faces))
+    n_grey = np.bincount(die[grey], minlength=len(faces))
+    sum_warmth = np.bincount(die[grey], weights=warmth[grey], minlength=len(faces))
+    full = grey & (count == 0)
+    n_full = np.bincount(die[full], minlength=len(faces))
+    sum_tint = np.bincount(die[full], weights=tint[full], minlength=len(faces))
+    voting = (n_grey >= 3) & (2 * n_grey >= n)
+    votes = np.stack(
+        (sum_warmth[voting] / n_grey[voting], sum_tint[voting] / np.maximum(n_full[voting], 1)), axis=1
+    )
+    return votes, lightest
+
+
+def _face_sample(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """Pixels (N x 3) of the middle of a die's box, every few pixels: pips stay
+    sharp, and a big die costs no more than a small one."""
+    height, width = image_bgr.shape[:2]
+    x0, y0, x1, y1 = box
+    shrink = (1.0 - _INNER) / 2.0
+    ix0, iy0, ix1, iy1 = _clip_box(
+        (x0 + shrink * (x1 - x0), y0 + shrink * (y1 - y0), x1 - shrink * (x1 - x0), y1 - shrink * (y1 - y0)),
+        0.0,
+        width,
+        height,
+    )
+    step = max(1, round(max(ix1 - ix0, iy1 - iy0) / WB_FACE_SIDE))
+    face = image_bgr[iy0:iy1:step, ix0:ix1:step]
+    if face.shape[0] * face.shape[1] < 9:
+        return None
+    return face.reshape(-1, 3)
+
+
+def _plausible(chroma: np.ndarray) -> tuple[float, float, float]:
+    """(warmth, tint, trust) of a chromaticity (log R/G, log B/G) that may be the light's."""
+    warmth = float(chroma[0] * WB_LOCUS[0] + chroma[1] * WB_LOCUS[1])
+    tint = float(chroma[0] * WB_ACROSS[0] + chroma[1] * WB_ACROSS[1])
+    trust = _fade(abs(warmth), WB_WARMTH) * _fade(abs(tint), WB_TINT)
+    return warmth, tint, trust
+
+
+def _fade(value: float, limits: tuple[float, float]) -> float:
+    low, high = limits
+    return float(np.clip((high - value) / (high - low), 0.0, 1.0))
+
+
+def _combine(
+    table: tuple[float, float, float] | None, dice: tuple[float, float, float] | None
+) -> tuple[float, float]:
+    """The light's (warmth, tint) from the table's and the dice's estimates (warmth, tint,
+    trust): the dice's as far as they are trusted, the table's for the rest."""
+    warmth = tint = 0.0
+    rest = 1.0
+    for estimate in (dice, table):
+        if estimate is None:
+            continue
+        w, t, trust = estimate
+        trust *= rest
+        warmth += trust * w
+        tint += trust * t
+        rest -= trust
+    return warmth, float(np.clip(tint, -WB_MAX_TINT, WB_MAX_TINT))
+
+
 def _tinted(body: np.ndarray, background: np.ndarray) -> bool:
     """Is the body a paler or greyer version of a coloured surface's hue?"""
     surface = background[1:].astype(float)
@@ -337,13 +669,13 @@ class ColourEntry:
     #: further ellipsoids of the same colour, ((L, a, b), (sL, sC, sH)) each
     also: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] = ()
 
-    def distance(self, lab: Sequence[float]) -> float:
-        """Normalised distance of a Lab colour from this entry (its nearest ellipsoid):
-        accepted when <= 1."""
+    def distance(self, lab: Sequence[float], first_only: bool = False) -> float:
+        """Normalised distance of a Lab colour from this entry (its nearest ellipsoid, or
+        with `first_only` its first): accepted when <= 1."""
         if self.see_through:
             return math.inf
         best = math.inf
-        for centre, (sL, sC, sH) in ((self.lab, self.scales), *self.also):
+        for centre, (sL, sC, sH) in ((self.lab, self.scales), *(() if first_only else self.also)):
             dL, dC, dH = _differences(lab, centre)
             best = min(best, math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2))
         return best
@@ -368,10 +700,38 @@ class ColourTable:
             raise ColourTableError(f"colour table names {', '.join(duplicates)} more than once")
 
     def __repr__(self) -> str:
-        return f"ColourTable({', '.join(self.names())})"
+        return f"ColourTable({', '.join(e.name for e in self.entries)})"
 
     def names(self) -> list[str]:
+        """The names of the colours this table knows, in order."""
         return [e.name for e in self.entries]
+
+    def name_dice(self, image_bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> list[str | None]:
+        """Each die's colour name (None: unknown) in one photo: the light estimated once
+        from the whole frame (`estimate_light`) and undone before every die is measured;
+        then each die is named as `classify` names it."""
+        boxes = [tuple(float(v) for v in box[:4]) for box in boxes]
+        if not boxes:
+            return []
+        try:
+            correction = _Correction.of(estimate_light(image_bgr, boxes))
+        except ValueError:
+            correction = None  # not a colour photo: every die below is unknown
+        out: list[str | None] = []
+        for box in boxes:
+            try:
+                patch, inside = _patch(image_bgr, box)
+                out.append(self.classify(_describe(patch, inside, correction)))
+            except ValueError:
+                out.append(None)  # a box too small to measure, or outside the photo
+        return out
+
+    def _measured_name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
+        """The name of the die in `box` measured as the photo is (no scene light)."""
+        try:
+            return self.classify(describe(image_bgr, box))
+        except ValueError:
+            return None
 
     @classmethod
     def default(cls) -> ColourTable:
@@ -400,21 +760,25 @@ class ColourTable:
         clear = next((e.name for e in self.entries if e.see_through), None)
         if descriptor.clear_like or (descriptor.tinted and best is None):
             return clear  # None when the table knows no clear dice
+        if descriptor.tinted and clear is not None:
+            if not any(e.distance(descriptor.lab, first_only=True) <= 1.0 for e in self.entries):
+                # Only a second ellipsoid (a dark or translucent die of the default palette)
+                # accepts this paler tint of a coloured cloth: it is the cloth under clear
+                # plastic.
+                return clear
         if clear is None:
             return best  # a solid die on a cloth of nearly its own colour
-        white = "white" in self.names()
+        white = any(e.name == "white" for e in self.entries)
         if white and descriptor.lab[0] >= WHITE_MIN_LIGHTNESS and descriptor.chroma <= WHITE_MAX_CHROMA:
             return "white"  # a white die on a white or grey tray: a clear die would glint
         return None  # a dull die that looks like the table: cannot tell which
 
     def name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
         """The colour name of the die in `box`, or None (unknown: far from every colour,
-        or a box too small to measure)."""
-        try:
-            descriptor = describe(image_bgr, box)
-        except ValueError:
-            return None
-        return self.classify(descriptor)
+        or a box too small to measure): `name_dice(image_bgr, [box])[0]`, the light estimated
+        from the frame with only this die known. Naming every die of a frame, call
+        `names` once: it estimates the light once, and knows where all the dice are."""
+        return self.name_dice(image_bgr, [box])[0]
 
     # calibration -----------------------------------------------------------------------
 
@@ -427,15 +791,33 @@ class ColourTable:
         `samples` is a list of (colour_name, image_bgr, boxes): the image of a throw of the
         dice of that colour only, and their boxes. Each colour's centre is the mean of its
         dice; its scales are max(CALIBRATION_K x spread, CALIBRATION_FLOORS). "clear" (the
-        see-through rule) is checked, not measured. Raises ColourTableError for a colour
-        without dice, dice that look like the table, or two colours too close to tell apart.
+        see-through rule) is checked, not measured. The dice are measured as `names`
+        measures them, under one light for all the throws (the median of each throw's
+        `estimate_light`): the throws share the table's light, and one throw of dice that
+        show little grey says less about it than all of them. Raises ColourTableError for a
+        colour without dice, dice that look like the table, or two colours too close to tell
+        apart.
         """
-        measured: dict[str, list[ColourDescriptor]] = {}
+        samples = list(samples)
+        lights = []
         for name, image, boxes in samples:
             if not isinstance(name, str) or not name:
                 raise ColourTableError(f"calibration sample names no colour: {name!r}")
             try:
-                measured.setdefault(name, []).extend(describe(image, box) for box in boxes)
+                lights.append(estimate_light(image, boxes))
+            except ValueError as exc:
+                raise ColourTableError(f"calibration throw for {name}: {exc}") from None
+        light = None
+        if lights:
+            light = SceneLight(
+                float(np.median([one.warmth for one in lights])),
+                float(np.median([one.tint for one in lights])),
+                float(np.median([one.brightness for one in lights])),
+            )
+        measured: dict[str, list[ColourDescriptor]] = {}
+        for name, image, boxes in samples:
+            try:
+                measured.setdefault(name, []).extend(describe(image, box, light) for box in boxes)
             except ValueError as exc:
                 raise ColourTableError(f"calibration throw for {name}: {exc}") from None
         if not measured:
@@ -565,3 +947,178 @@ def _numbers(value: object, count: int) -> bool:
         and len(value) == count
         and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
     )
+
+
+# --- measuring the default palette on labelled photos (python -m vision.colours) ---------
+
+#: Whole-photo casts the measurement applies before naming (B, G, R gains, 8-bit, clipped).
+CASTS: dict[str, tuple[float, float, float]] = {
+    "none": (1.0, 1.0, 1.0),
+    "warm": (0.75, 0.95, 1.2),
+    "cool": (1.2, 1.0, 0.8),
+    "dim": (0.5, 0.5, 0.5),
+    "dim+warm": (0.375, 0.475, 0.6),
+}
+
+
+def cast(image_bgr: np.ndarray, gains: Sequence[float]) -> np.ndarray:
+    """The photo under another light: each channel scaled by its gain, rounded, clipped."""
+    out = image_bgr.astype(np.float32) * np.asarray(gains, np.float32) + np.float32(0.5)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def read_labels(path: str | Path) -> list[dict]:
+    """Colour labels: {"dice": [{"file": NAME, "box": [x0, y0, x1, y1], "colour": NAME}]};
+    colour "skip" for a die with no single right name (marbled, two-tone)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    dice = data.get("dice") if isinstance(data, dict) else None
+    if not isinstance(dice, list) or not all(
+        isinstance(d, dict)
+        and isinstance(d.get("file"), str)
+        and _numbers(d.get("box"), 4)
+        and isinstance(d.get("colour"), str)
+        for d in dice
+    ):
+        raise ValueError(f'{path}: expected {{"dice": [{{"file": ..., "box": [x0, y0, x1, y1], "colour": ...}}]}}')
+    return dice
+
+
+def evaluate(
+    labels: list[dict],
+    images: str | Path,
+    casts: Sequence[str] = tuple(CASTS),
+    table: ColourTable | None = None,
+    white_balance: bool = True,
+) -> dict[str, dict]:
+    """Name the labelled dice of `labels` in the photos of folder `images` under each cast.
+
+    Every die of a photo is named in one `names` call (with the folder's annotations.json,
+    all its dice, as the detector would give them; else the labelled ones); without
+    `white_balance`, each die is measured as the photo is. Returns, per cast: "right" and
+    "total" (labels of the table's colours), "unknown" and "other" (labels of other
+    colours, and how many of those were named None), "misses" ((label, name) -> count)
+    and "ms" (per-photo times of the colour step, milliseconds)."""
+    import time
+
+    table = table or ColourTable.default()
+    known = set(table.names())
+    folder = Path(images)
+    annotations = {}
+    if (folder / "annotations.json").is_file():
+        annotations = json.loads((folder / "annotations.json").read_text(encoding="utf-8"))
+    by_file: dict[str, list[dict]] = {}
+    for die in labels:
+        if die["colour"] != "skip":
+            by_file.setdefault(die["file"], []).append(die)
+    photos = {}
+    for name, dice in by_file.items():
+        image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        if image is None:
+            raise FileNotFoundError(f"{folder / name}: no such photo, or not one OpenCV can read")
+        boxes = [tuple(float(v) for v in d[:4]) for d in annotations.get(name, {}).get("dice", [])]
+        where = []
+        for die in dice:
+            ious = [_iou(die["box"], box) for box in boxes]
+            if ious and max(ious) >= 0.9:
+                where.append(int(np.argmax(ious)))
+            else:
+                boxes.append(tuple(float(v) for v in die["box"]))
+                where.append(len(boxes) - 1)
+        photos[name] = (image, boxes, where, dice)
+    results = {}
+    for cast_name in casts:
+        gains = CASTS[cast_name]
+        result = {"right": 0, "total": 0, "unknown": 0, "other": 0, "misses": {}, "ms": []}
+        for image, boxes, where, dice in photos.values():
+            image = cast(image, gains) if cast_name != "none" else image
+            start = time.perf_counter()
+            if white_balance:
+                found = table.name_dice(image, boxes)
+            else:
+                found = [table._measured_name(image, box) for box in boxes]
+            result["ms"].append((time.perf_counter() - start) * 1000.0)
+            for die, k in zip(dice, where):
+                want, got = die["colour"], found[k]
+                if want in known:
+                    result["total"] += 1
+                    result["right"] += got == want
+                else:
+                    result["other"] += 1
+                    result["unknown"] += got is None
+                if got != (want if want in known else None):
+                    result["misses"][(want, got)] = result["misses"].get((want, got), 0) + 1
+        results[cast_name] = result
+    return results
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _machine() -> str:
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "Model")):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return (
+        f"{cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}, OpenCV {cv2.__version__}"
+    )
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.colours",
+        description="Measure the default palette's colour names on labelled photos, under casts.",
+    )
+    parser.add_argument(
+        "--evaluate", required=True, metavar="LABELS",
+        help="colour labels (JSON), e.g. tests/fixtures/colours/byler_colours.json",
+    )
+    parser.add_argument(
+        "--images", required=True, metavar="FOLDER",
+        help="the labelled photos (with annotations.json, all dice of a photo are named together)",
+    )
+    parser.add_argument(
+        "--cast", action="append", choices=list(CASTS),
+        help="a cast applied to the whole photo (repeat for several; default: all)",
+    )
+    parser.add_argument(
+        "--no-white-balance", action="store_true", help="measure each die as the photo is (no scene light)"
+    )
+    parser.add_argument("--colours", metavar="TABLE", help="a calibrated colour table instead of the default palette")
+    args = parser.parse_args(argv)
+    table = ColourTable.load(args.colours) if args.colours else ColourTable.default()
+    results = evaluate(
+        read_labels(args.evaluate), args.images, args.cast or list(CASTS), table, not args.no_white_balance
+    )
+    print(f"machine: {_machine()}")
+    print(f"white balance: {'off' if args.no_white_balance else 'from the scene'}")
+    print("| cast | right | accuracy | other colours named unknown | colour step ms/photo (median) |")
+    print("|---|---|---|---|---|")
+    for name, r in results.items():
+        other = f"{r['unknown']}/{r['other']}" if r["other"] else "-"
+        accuracy = r["right"] / r["total"] if r["total"] else float("nan")
+        print(f"| {name} | {r['right']}/{r['total']} | {accuracy:.3f} | {other} | {float(np.median(r['ms'])):.2f} |")
+    for name, r in results.items():
+        misses = sorted(r["misses"].items(), key=lambda kv: -kv[1])[:6]
+        print(f"{name} misses (label -> name): " + ", ".join(f"{w}->{g}: {n}" for (w, g), n in misses))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -19,6 +19,7 @@ Only numpy, OpenCV and onnxruntime: no torch here.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,14 +271,12 @@ class Detector:
             confidence = float(conf)
             if not everything and confidence < self.decision:
                 continue
-            box = tuple(float(v) for v in b)
-            colour = None
-            if self.colours is not None:
-                colour = self.colours.name(image, box)
-            out.append(RawDetection(box=box, face=face, best_face=best, confidence=confidence,
-                                    det_score=float(sc), die_prob=die_prob,
-                                    face_probs=tuple(float(v) for v in faces), colour=colour,
-                                    sides=sides, sure=sure))
+            out.append(RawDetection(box=tuple(float(v) for v in b), face=face, best_face=best,
+                                    confidence=confidence, det_score=float(sc), die_prob=die_prob,
+                                    face_probs=tuple(float(v) for v in faces), sides=sides, sure=sure))
+        if self.colours is not None and out:  # the scene's light is estimated once for all its dice
+            names = self.colours.name_dice(image, [r.box for r in out])
+            out = [dataclasses.replace(r, colour=c) for r, c in zip(out, names)]
         return out
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:

@@ -685,6 +685,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="before training the classifier, run the detector of MODEL_DIR over the training "
                         "images and use where it fires away from labelled dice as 'not a die' examples")
     p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
+    p.add_argument("--poly-scenes", type=float, default=synth.POLY_SCENES,
+                   help=f"share of rendered scenes with d10 and d20 among the d6 (default {synth.POLY_SCENES})")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -705,6 +707,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    synth.POLY_SCENES = args.poly_scenes
+    if args.workers:
+        # OpenCV's thread pool does not survive a fork: a worker forked after this process
+        # ran a parallel OpenCV call (hard-negative mining) hangs in its first one.
+        cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     out, work = Path(args.out), Path(args.work)
     out.mkdir(parents=True, exist_ok=True)

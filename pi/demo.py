@@ -49,11 +49,12 @@ class Demo:
                     die["sides"] = sides
                 dice.append(die)
         reroll = inp.get("camera") == "all"
-        drawable = all(d.get("sides", 6) == 6 for d in dice)
+        # d10 and d20 go under the camera only when the detector reads them.
+        drawable = getattr(self.detector, "reads_sides", False) or all(d.get("sides", 6) == 6 for d in dice)
         if self.synthetic is not None and drawable:
             if not reroll and self.table.round_is_fresh():
                 self.synthetic.clear()  # the players collected the last round's dice
-            self.synthetic.throw([(d["colour"], d["face"]) for d in dice], rethrow_all=reroll)
+            self.synthetic.throw([(d["colour"], d["face"], d.get("sides", 6)) for d in dice], rethrow_all=reroll)
         if self.detector is None or self.synthetic is None or not drawable:
             return self.table.act(None, inp["type"], {"dice": dice, **inputs.seat_value(inp)}, source="typed")
         with self._lock:

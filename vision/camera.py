@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 PREVIEW_WIDTH = 320
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 SOURCES = ("picamera2", "opencv", "replay", "synthetic")
+#: The faces a synthetic die of each kind shows.
+_FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
 class CameraError(RuntimeError):
@@ -304,7 +306,7 @@ class SyntheticTable:
         self._rng = np.random.default_rng(seed)
         self._pacer = _Pacer(fps, clock, sleep)
         self._lock = threading.Lock()
-        self._dice: list[tuple[str, int, float, float, float]] = []
+        self._dice: list[tuple[str, int, float, float, float, int]] = []
         self._moving: set[int] = set()  # indexes of the dice still tumbling
         self._tumble_left = 0
         self._generation = 0
@@ -313,8 +315,8 @@ class SyntheticTable:
         self.labels: list = []  # labels of the last frame: [(box, face, colour)]
 
     @property
-    def dice(self) -> list[tuple[str, int, float, float, float]]:
-        """The dice on the table at rest: (colour, face, cx, cy, angle)."""
+    def dice(self) -> list[tuple[str, int, float, float, float, int]]:
+        """The dice on the table at rest: (colour, face, cx, cy, angle, sides)."""
         with self._lock:
             return list(self._dice)
 
@@ -324,22 +326,27 @@ class SyntheticTable:
         with self._lock:
             return self._tumble_left > 0
 
-    def throw(self, dice: Sequence[tuple[str, int | None]], rethrow_all: bool = False
-              ) -> list[tuple[str, int, float, float, float]]:
-        """Throw `dice` = [(colour, face)] (face None: rolled here). Without rethrow_all
-        they join the dice on the table; with it they replace all of them (an escape
-        rethrows everything), at fresh places. Returns the thrown dice as they will rest."""
+    def throw(self, dice: Sequence[tuple], rethrow_all: bool = False
+              ) -> list[tuple[str, int, float, float, float, int]]:
+        """Throw `dice` = [(colour, face[, sides])] (face None: rolled here; sides 6, 10
+        or 20, 6 when left out). Without rethrow_all they join the dice on the table; with
+        it they replace all of them (an escape rethrows everything), at fresh places.
+        Returns the thrown dice as they will rest."""
         with self._lock:
-            rolled = [(str(c), int(self._rng.integers(1, 7)) if f is None else int(f))
-                      for c, f in dice]
-            for colour, face in rolled:
-                if not 1 <= face <= 6:
-                    raise ValueError(f"a d6 face is 1-6, got {face!r}")
+            rolled = []
+            for c, f, *sides in dice:
+                n = int(sides[0]) if sides else 6
+                if n not in _FACES:
+                    raise ValueError(f"a die has 6, 10 or 20 sides, got {n!r}")
+                face = int(self._rng.choice(_FACES[n])) if f is None else int(f)
+                if face not in _FACES[n]:
+                    raise ValueError(f"a d{n} face is {_FACES[n][0]}-{_FACES[n][-1]}, got {face!r}")
+                rolled.append((str(c), face, n))
             kept = [] if rethrow_all else list(self._dice)
             places = self._synth.layout(len(rolled), self._rng, size=self.size,
                                         die_px=self.die_px,
                                         taken=[(d[2], d[3], d[4]) for d in kept])
-            thrown = [(c, f, cx, cy, a) for (c, f), (cx, cy, a) in zip(rolled, places)]
+            thrown = [(c, f, cx, cy, a, n) for (c, f, n), (cx, cy, a) in zip(rolled, places)]
             self._dice = kept + thrown
             self._moving = set(range(len(kept), len(self._dice)))
             self._tumble_left = self.tumble_frames if thrown else 0
@@ -365,15 +372,15 @@ class SyntheticTable:
             w, h = self.size
             spread = self.die_px * 1.5 * left / max(1, self.tumble_frames)
             drawn = []
-            for i, (colour, face, cx, cy, angle) in enumerate(self._dice):
+            for i, (colour, face, cx, cy, angle, sides) in enumerate(self._dice):
                 if i in self._moving:
                     cx = float(np.clip(cx + self._rng.uniform(-spread, spread),
                                        self.die_px, w - self.die_px))
                     cy = float(np.clip(cy + self._rng.uniform(-spread, spread),
                                        self.die_px, h - self.die_px))
                     angle = float(self._rng.uniform(0, 90))
-                    face = int(self._rng.integers(1, 7))
-                drawn.append((colour, face, cx, cy, angle))
+                    face = int(self._rng.choice(_FACES[sides]))
+                drawn.append((colour, face, cx, cy, angle, sides))
             image, labels = self._synth.render_table(drawn, self._rng, size=self.size,
                                                      die_px=self.die_px)
             return image, labels, False

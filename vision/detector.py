@@ -144,6 +144,9 @@ class Detector:
             raise ModelMissingError(f"{paths[1]} has {n} outputs; this dicetable reads classifiers of 7 "
                                     f"(d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
+        #: The classifier tells d6, d10 and d20 apart: the table takes every die of a throw
+        #: from the camera (else its owners type the d10 and d20).
+        self.reads_sides = n == len(CLASSES)
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min

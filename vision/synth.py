@@ -548,9 +548,10 @@ def _table_style(colour: str) -> DieStyle:
 
 def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
                  die_px: int = 48) -> tuple[np.ndarray, list[Label]]:
-    """A clean-ish top-down tray with `dice` = [(colour_name, face, cx, cy, angle)]; returns
-    (uint8 BGR image, labels) with labels [(box, face, colour_name)] in the same order.
-    `rng` varies only light and noise."""
+    """A clean-ish top-down tray with `dice` = [(colour_name, face, cx, cy, angle[, sides])]
+    (sides 6, 10 or 20; 6 when left out); returns (uint8 BGR image, labels) with labels
+    [(box, face, colour_name)] in the same order. `rng` varies only light and noise: a die
+    is drawn the same in every frame."""
     w, h = size
     key = ("bg", w, h)
     if key not in _table_cache:
@@ -564,17 +565,30 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
     labels: list[Label] = []
     shadow = np.zeros((h, w), np.float32)
     quads = []
-    for colour, face, cx, cy, angle in dice:
+    for colour, face, cx, cy, angle, *sides in dice:
         face = int(face)
-        if not 1 <= face <= 6:
-            raise ValueError(f"a d6 face is 1-6, got {face!r}")
+        if not sides or sides[0] == 6:
+            if not 1 <= face <= 6:
+                raise ValueError(f"a d6 face is 1-6, got {face!r}")
+        elif face not in polyhedra.values(sides[0]):
+            raise ValueError(f"a d{sides[0]} face is {polyhedra.values(sides[0])[0]}-{polyhedra.values(sides[0])[-1]}, "
+                             f"got {face!r}")
         q = _quad(cx, cy, die_px, angle)
         quads.append(q)
         cv2.fillConvexPoly(shadow, np.round(q + die_px * 0.08).astype(np.int32), 1.0)
     if dice:
         shadow = cv2.blur(shadow, (max(3, die_px // 6),) * 2)
         img *= (1 - 0.35 * shadow)[..., None]
-    for (colour, face, cx, cy, angle), q in zip(dice, quads):
+    for (colour, face, cx, cy, angle, *sides), q in zip(dice, quads):
+        if sides and sides[0] != 6:
+            style = _table_style(colour)
+            pts = polyhedra.draw(img, sides[0], int(face), cx, cy, die_px * 1.15, style.body, style.pip,
+                                 np.random.default_rng([sides[0], int(face), int(angle * 1000)]),
+                                 alpha=0.35 if colour == "clear" else 1.0)
+            (x0f, y0f), (x1f, y1f) = pts.min(0), pts.max(0)
+            labels.append(((float(max(x0f, 0)), float(max(y0f, 0)), float(min(x1f, w)), float(min(y1f, h))),
+                           int(face), colour))
+            continue
         tkey = ("tex", colour, int(face))
         if tkey not in _table_cache:
             _table_cache[tkey] = face_texture(int(face), _table_style(colour), np.random.default_rng(int(face)))

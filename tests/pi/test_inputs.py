@@ -205,6 +205,25 @@ def test_dice_the_camera_cannot_read_are_typed_by_their_owner(panel_and_table, c
     assert table.snapshot()["prompt"] is None and table.pending is None
 
 
+def test_a_camera_that_reads_d10_and_d20_applies_the_whole_throw(panel_and_table):
+    from vision.settle import Roll
+
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: TOY
+    table.camera.detector = SimpleNamespace(reads_sides=True)
+    assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "bid", {"n": 1})["ok"]
+    d6 = roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+    wrong = replace(d6[0], id=900, face=7, sides=20)  # a d20 where the game wants a d10
+    assert not table.settled_roll(Roll(d6 + (wrong,), 0.0))["ok"]
+    assert "1 red d20" in table.snapshot()["prompt"]["en"] and table.pending is None
+    d10 = replace(d6[0], id=901, face=0, sides=10)
+    assert table.settled_roll(Roll(d6 + (d10,), 0.0))["ok"], table.prompt
+    assert table.store.events(table.record.id)[-1]["dice"][-1] == {"colour": "red", "face": 0, "sides": 10}
+    assert table.pending is None
+
+
 def _each_setup(seats, options, seed):
     return Toy(tuple(Seat(s.name, s.colour) for s in seats), phase="throws")
 

@@ -124,6 +124,22 @@ def test_synthetic_table_adds_dice_then_rethrows_all():
         table.throw([("red", 7)])
 
 
+def test_synthetic_table_throws_d10_and_d20_drawn_the_same_in_every_frame():
+    table = SyntheticTable(size=(640, 480), seed=2, tumble_frames=2)
+    thrown = table.throw([("red", 3), ("blue", 17, 20), ("white", 0, 10), ("green", None, 10)])
+    assert [(c, f, d[-1]) for c, f, *d in thrown][:3] == [("red", 3, 6), ("blue", 17, 20), ("white", 0, 10)]
+    assert 0 <= thrown[3][1] <= 9
+    for _ in range(2):
+        table.read()
+    rest = [table.read() for _ in range(2)]
+    assert np.array_equal(rest[0], rest[1])
+    assert sorted((c, f) for _, f, c in table.labels) == sorted((c, f) for c, f, *_ in thrown)
+    with pytest.raises(ValueError, match="d10 face is 0-9"):
+        table.throw([("red", 10, 10)])
+    with pytest.raises(ValueError, match="6, 10 or 20 sides"):
+        table.throw([("red", 3, 8)])
+
+
 def test_the_preview_of_a_big_frame_is_small():
     table = SyntheticTable(size=(1280, 960), tumble_frames=0)
     assert table.preview().shape == (240, 320, 3)

@@ -9,7 +9,8 @@ Labelled folder: images plus `annotations.json`
 may carry a sixth number, its sides (6, 10 or 20; 6 when absent). A die is read right
 when its face and its sides are (a detection without "sides" is a d6); the shared scorer
 compares faces only, so on d6-only sets both agree. `sides_confused` counts the matched
-dice taken for another kind of die.
+dice taken for another kind of die; `by_sides` gives, for each kind of labelled die, how
+many there are, how many were found and how many read right.
 Validation split (used by training and by `dicetable evaluate --split val`): file names
 sorted, every `val_every`-th one (indices val_every-1, 2*val_every-1, ...) is validation.
 """
@@ -41,6 +42,7 @@ def score(gt: dict, dets: dict) -> dict:
     ground truth `gt` {image: {"dice": [[x0, y0, x1, y1, face], ...]}}."""
     tot_gt = tot_det = matched = face_ok = exact = confused = 0
     missing = 0
+    kinds: dict[int, list[int]] = {}  # sides -> [labelled, found, read right]
     for name, g in gt.items():
         gd = g["dice"]
         if name not in dets:
@@ -48,6 +50,8 @@ def score(gt: dict, dets: dict) -> dict:
         dd = sorted(dets.get(name, []), key=lambda d: -d.get("confidence", 1.0))
         used: set[int] = set()
         ok_here = 0
+        for gb in gd:
+            kinds.setdefault(int(gb[5]) if len(gb) > 5 else 6, [0, 0, 0])[0] += 1
         for d in dd:
             best, bi = -1.0, -1
             for i, gb in enumerate(gd):
@@ -59,9 +63,12 @@ def score(gt: dict, dets: dict) -> dict:
             if bi >= 0:
                 used.add(bi)
                 matched += 1
-                same_kind = int(d.get("sides", 6)) == (int(gd[bi][5]) if len(gd[bi]) > 5 else 6)
+                kind = int(gd[bi][5]) if len(gd[bi]) > 5 else 6
+                same_kind = int(d.get("sides", 6)) == kind
                 confused += not same_kind
+                kinds[kind][1] += 1
                 if int(d["face"]) == int(gd[bi][4]) and same_kind:
+                    kinds[kind][2] += 1
                     face_ok += 1
                     ok_here += 1
         tot_gt += len(gd)
@@ -76,6 +83,7 @@ def score(gt: dict, dets: dict) -> dict:
         "end_to_end": round(face_ok / max(tot_gt, tot_det), 4) if tot_gt else None,
         "image_exact": round(exact / len(gt), 4) if gt else None,
         "sides_confused": confused,
+        "by_sides": {str(k): dict(zip(("dice", "found", "right"), v)) for k, v in sorted(kinds.items())},
     }
 
 

@@ -132,6 +132,7 @@ def test_score_agrees_with_the_shared_scorer():
     del dets["3.jpg"]
     ours = evaluate.score(gt, dets)
     assert ours.pop("sides_confused") == 0
+    assert ours.pop("by_sides")["6"]["dice"] == sum(len(g["dice"]) for g in gt.values())
     assert ours == json.loads(json.dumps(shared.score(gt, dets)))
 
 
@@ -142,6 +143,8 @@ def test_score_counts_a_die_of_the_wrong_kind_as_misread():
                       {"box": [40, 0, 50, 10], "face": 17, "confidence": 0.9, "sides": 20}]}
     r = evaluate.score(gt, dets)
     assert (r["recall"], r["face_accuracy"], r["sides_confused"]) == (1.0, 0.6667, 1)
+    assert r["by_sides"] == {"6": {"dice": 1, "found": 1, "right": 1}, "10": {"dice": 1, "found": 1, "right": 0},
+                             "20": {"dice": 1, "found": 1, "right": 1}}
 
 
 def test_validation_split_is_every_fifth_sorted_name():

@@ -28,14 +28,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision.detector import FACES
+
 log = logging.getLogger(__name__)
 
 #: Size of the small motion frames.
 PREVIEW_WIDTH = 320
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 SOURCES = ("picamera2", "opencv", "replay", "synthetic")
-#: The faces a synthetic die of each kind shows.
-_FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
 class CameraError(RuntimeError):
@@ -336,11 +336,11 @@ class SyntheticTable:
             rolled = []
             for c, f, *sides in dice:
                 n = int(sides[0]) if sides else 6
-                if n not in _FACES:
+                if n not in FACES:
                     raise ValueError(f"a die has 6, 10 or 20 sides, got {n!r}")
-                face = int(self._rng.choice(_FACES[n])) if f is None else int(f)
-                if face not in _FACES[n]:
-                    raise ValueError(f"a d{n} face is {_FACES[n][0]}-{_FACES[n][-1]}, got {face!r}")
+                face = int(self._rng.choice(FACES[n])) if f is None else int(f)
+                if face not in FACES[n]:
+                    raise ValueError(f"a d{n} face is {FACES[n][0]}-{FACES[n][-1]}, got {face!r}")
                 rolled.append((str(c), face, n))
             kept = [] if rethrow_all else list(self._dice)
             places = self._synth.layout(len(rolled), self._rng, size=self.size,
@@ -379,7 +379,7 @@ class SyntheticTable:
                     cy = float(np.clip(cy + self._rng.uniform(-spread, spread),
                                        self.die_px, h - self.die_px))
                     angle = float(self._rng.uniform(0, 90))
-                    face = int(self._rng.choice(_FACES[sides]))
+                    face = int(self._rng.choice(FACES[sides]))
                 drawn.append((colour, face, cx, cy, angle, sides))
             image, labels = self._synth.render_table(drawn, self._rng, size=self.size,
                                                      die_px=self.die_px)

@@ -241,7 +241,8 @@ def detect_command(args) -> int:
         if args.fmt == "json":
             print(json.dumps({"image": f.name, "dice": dice}), flush=True)
         else:
-            faces = " ".join(f"{d['face']}{'(' + d['colour'] + ')' if d['colour'] else ''}" for d in dice)
+            faces = " ".join(f"{d['face']}{'' if d['sides'] == 6 else '/d' + str(d['sides'])}"
+                             f"{'(' + d['colour'] + ')' if d['colour'] else ''}" for d in dice)
             print(f"{f.name}: {len(dice)} dice, total {sum(d['face'] for d in dice)}: {faces}", flush=True)
     return 1 if failed else 0
 

@@ -14,7 +14,7 @@ How a die is measured (`describe`):
     light up along their edges; a white die on a white tray or a grey die on a grey board
     does not.
 
-White balance from the scene (`ColourTable.names`, `estimate_light`): the light of a photo
+White balance from the scene (`ColourTable.name_dice`, `estimate_light`): the light of a photo
 is estimated once, from the whole frame and all its dice, and undone (per-channel gains, as
 8-bit lookup tables) before each die is measured as above. Colour is (log R/G, log B/G) of
 the 8-bit values, split into warmth along the way light changes colour from a warm lamp to
@@ -44,7 +44,7 @@ shade (`WB_LOCUS`) and tint across it (`WB_ACROSS`, green to magenta):
   * channels clipped in the photo and scaled down by the correction are kept level with
     the pixel's brightest channel (a white pip stays white, not tinted).
 `ColourTable.name(image, box)` is `name_dice(image, [box])[0]`: the same, knowing one die; to
-name every die of a frame, call `names` once (the light is estimated once, about 0.4 ms for
+name every die of a frame, call `name_dice` once (the light is estimated once, about 0.4 ms for
 a 640x640 frame, and all the dice vote). `describe(image, box)` without a light measures
 the pixels as they are. Calibration measures its throws under the median of their lights.
 Ambiguous, and left so: a table of a plausible light's colour (pale pine, a blue-grey
@@ -777,7 +777,7 @@ class ColourTable:
         """The colour name of the die in `box`, or None (unknown: far from every colour,
         or a box too small to measure): `name_dice(image_bgr, [box])[0]`, the light estimated
         from the frame with only this die known. Naming every die of a frame, call
-        `names` once: it estimates the light once, and knows where all the dice are."""
+        `name_dice` once: it estimates the light once, and knows where all the dice are."""
         return self.name_dice(image_bgr, [box])[0]
 
     # calibration -----------------------------------------------------------------------
@@ -791,7 +791,7 @@ class ColourTable:
         `samples` is a list of (colour_name, image_bgr, boxes): the image of a throw of the
         dice of that colour only, and their boxes. Each colour's centre is the mean of its
         dice; its scales are max(CALIBRATION_K x spread, CALIBRATION_FLOORS). "clear" (the
-        see-through rule) is checked, not measured. The dice are measured as `names`
+        see-through rule) is checked, not measured. The dice are measured as `name_dice`
         measures them, under one light for all the throws (the median of each throw's
         `estimate_light`): the throws share the table's light, and one throw of dice that
         show little grey says less about it than all of them. Raises ColourTableError for a

@@ -41,9 +41,10 @@ SURE = 0.94
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
+#: The faces each kind of die shows, as printed (a d10 shows 0-9).
+FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 #: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
-CLASSES: tuple[tuple[int, int], ...] = ((0, 0),) + tuple((6, f) for f in range(1, 7)) + \
-    tuple((10, f) for f in range(0, 10)) + tuple((20, f) for f in range(1, 21))
+CLASSES: tuple[tuple[int, int], ...] = ((0, 0),) + tuple((n, f) for n, faces in FACES.items() for f in faces)
 
 
 def class_of(sides: int, face: int) -> int:
@@ -72,8 +73,7 @@ class Detection:
     @property
     def readable(self) -> bool:
         """The face was read and is one this die carries."""
-        lo = 0 if self.sides == 10 else 1
-        return self.sure and lo <= self.face <= (9 if self.sides == 10 else self.sides)
+        return self.sure and self.face in FACES.get(self.sides, ())
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,7 @@ class Detector:
         crops = self._crops(image, boxes)
         probs = self._classify(crops)
         if self.faces is not None:  # a face this table taught (a d6's) wins: the die shows it for sure
-            for k, taught in enumerate(self.faces.read(crops, probs[:, :7])):
+            for k, taught in enumerate(self.faces.read(crops, probs)):
                 if taught is not None:
                     probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
         confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]

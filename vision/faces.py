@@ -103,14 +103,21 @@ def descriptors(crops: np.ndarray, turns: int = 1) -> np.ndarray:
     return out
 
 
+#: The reading of a crop the model is sure is a d10 or a d20: a taught (d6) face never
+#: replaces it, unless it was taught over that very reading.
+NOT_A_D6 = -1
+
+
 def readings(probs: np.ndarray) -> np.ndarray:
-    """The model's reading of each crop from its class probabilities (N x 7): the face it
-    is sure of, or 0 (not a die, or unsure)."""
-    probs = np.asarray(probs, np.float32).reshape(-1, 7)
+    """The model's reading of each crop from its class probabilities (N x classes of
+    `vision.detector.CLASSES`, the first 7 "not a die" and the d6 faces 1-6): the d6 face
+    it is sure of, `NOT_A_D6` for a d10 or d20 it is sure of, or 0 (not a die, or unsure)."""
+    probs = np.asarray(probs, np.float32)
+    probs = probs.reshape(len(probs), -1)
     die = 1.0 - probs[:, 0]
     best = probs[:, 1:].argmax(1) + 1
     sure = (die >= DIE_THRESHOLD) & (probs[np.arange(len(probs)), best] >= FACE_MIN * np.maximum(die, 1e-6))
-    return np.where(sure, best, 0).astype(np.int64)
+    return np.where(sure, np.where(best <= 6, best, NOT_A_D6), 0).astype(np.int64)
 
 
 @dataclass
@@ -144,8 +151,8 @@ class FaceBook:
             raise FaceBookError("a faces file must hold as many faces, taught flags and readings as examples")
         if len(self.faces) and not np.isin(self.faces, np.arange(1, 7)).all():
             raise FaceBookError("a faces file holds a face outside 1-6")
-        if len(self.model_read) and not np.isin(self.model_read, np.arange(0, 7)).all():
-            raise FaceBookError("a faces file holds a model reading outside 0-6")
+        if len(self.model_read) and not np.isin(self.model_read, np.arange(NOT_A_D6, 7)).all():
+            raise FaceBookError("a faces file holds a model reading outside -1-6")
         if not 0.0 < threshold <= 1.0:
             raise FaceBookError(f"the similarity threshold must be in (0, 1], got {threshold!r}")
         self.threshold = float(threshold)
@@ -167,7 +174,7 @@ class FaceBook:
     def read(self, crops: np.ndarray, probs: np.ndarray | None = None) -> list[tuple[int, float] | None]:
         """For each crop, (taught face, similarity) when it is one of the taught faces,
         else None (the classifier's reading stands). `probs`: the classifier's class
-        probabilities of the crops (N x 7); a taught face only replaces the reading the
+        probabilities of the crops (N x classes); a taught face only replaces the reading the
         model gave it when it was taught (e.g. a 1 for a star on the 6), or an unsure one.
         Without `probs` every crop counts as unsure."""
         out: list[tuple[int, float] | None] = [None] * len(crops)

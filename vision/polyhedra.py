@@ -19,6 +19,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.detector import FACES
+
 SIDES = (10, 20)
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
          cv2.FONT_HERSHEY_COMPLEX)
@@ -26,11 +28,9 @@ FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRI
 
 def values(sides: int) -> range:
     """The values printed on a die of `sides` sides: 0-9 on a d10, 1-20 on a d20."""
-    if sides == 10:
-        return range(0, 10)
-    if sides == 20:
-        return range(1, 21)
-    raise ValueError(f"a rendered polyhedral die has 10 or 20 sides, got {sides!r}")
+    if sides not in SIDES:
+        raise ValueError(f"a rendered polyhedral die has 10 or 20 sides, got {sides!r}")
+    return FACES[sides]
 
 
 @lru_cache(maxsize=None)

@@ -31,7 +31,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from vision.detector import Detection
+from vision.detector import FACES, Detection
 
 Box = tuple[float, float, float, float]
 
@@ -54,6 +54,11 @@ class TrackedDie:
     status: str
     cocked: bool
     sides: int = 6
+    sure: bool = True  # the model read the face (False: unreadable, face 0)
+
+    @property
+    def readable(self) -> bool:
+        return self.sure and self.face in FACES.get(self.sides, ())
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ class Settler:
         pairs = _match(
             first,
             second,
-            lambda a, b: a.face == b.face and a.colour == b.colour and self._close(a.box, b.box),
+            lambda a, b: _same_reading(a, b) and self._close(a.box, b.box),
             lambda a, b: _distance(a.box, b.box),
         )
         return len(pairs) == len(first)
@@ -164,7 +169,7 @@ class Settler:
         still = _match(
             previous,
             frame,
-            lambda p, d: p.face == d.face and p.colour == d.colour and self._close(p.box, d.box),
+            lambda p, d: _same_reading(p, d) and self._close(p.box, d.box),
             lambda p, d: _distance(p.box, d.box),
         )
         for i, j in still:
@@ -198,10 +203,17 @@ class Settler:
                     status=status,
                     cocked=not _readable(detection) or detection.confidence < self.min_confidence,
                     sides=getattr(detection, "sides", 6),
+                    sure=_readable(detection),
                 )
             )
         dice.sort(key=lambda d: d.id)
         return Roll(dice=tuple(dice), t=float(t), removed=removed)
+
+
+def _same_reading(a, b) -> bool:
+    """Two readings of a die agree: colour, kind, face and whether the face was read."""
+    return (a.face == b.face and a.colour == b.colour and getattr(a, "sides", 6) == getattr(b, "sides", 6)
+            and _readable(a) == _readable(b))
 
 
 def _readable(detection) -> bool:

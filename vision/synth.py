@@ -583,7 +583,7 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
         if sides and sides[0] != 6:
             style = _table_style(colour)
             pts = polyhedra.draw(img, sides[0], int(face), cx, cy, die_px * 1.15, style.body, style.pip,
-                                 np.random.default_rng([sides[0], int(face), int(angle * 1000)]),
+                                 np.random.default_rng([sides[0], int(face), int(angle * 1000) % 2 ** 32]),
                                  alpha=0.35 if colour == "clear" else 1.0)
             (x0f, y0f), (x1f, y1f) = pts.min(0), pts.max(0)
             labels.append(((float(max(x0f, 0)), float(max(y0f, 0)), float(min(x1f, w)), float(min(y1f, h))),

@@ -8,7 +8,8 @@
   (1 channel, logits), `size` (log of box width and height in input pixels / 4),
   `offset` (sub-cell centre offset, 0..1).
 - classifier (`dice_classifier.onnx`): Nx3x48x48 BGR crops (0-255) around each detected
-  box (side 1.25 x the box's longer side), 7 logits: "not a die", faces 1..6.
+  box (side 1.25 x the box's longer side), a logit per class of `vision.detector.CLASSES`:
+  "not a die", d6 faces 1-6, d10 faces 0-9, d20 faces 1-20.
 
 Training data: synthetic scenes from `vision.synth` (pre-rendered once into a pool, then
 augmented), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
@@ -203,7 +204,6 @@ def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
 
 def _scene_sample(seed_index: tuple[int, int]) -> Sample:
     """Scene number `index` of the pool of `seed`: the same whichever process renders it."""
-    cv2.setNumThreads(1)
     sc = synth.random_scene(np.random.default_rng(seed_index))
     boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
     faces = np.array([lb[1] for lb in sc.labels], np.int64)
@@ -218,7 +218,7 @@ def synth_pool(n: int, seed: int, workers: int = 0) -> list[Sample]:
     t0 = time.time()
     jobs = [(seed, i) for i in range(n)]
     if workers:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
             out = pool.map(_scene_sample, jobs, chunksize=8)
     else:
         out = [_scene_sample(j) for j in jobs]
@@ -234,7 +234,8 @@ def load_pool(args) -> list[Sample]:
     if cache and cache.is_file():
         with open(cache, "rb") as f:
             pool = pickle.load(f)
-        print(f"synthetic pool: {len(pool)} scenes from {cache}", flush=True)
+        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes does not "
+              "change them)", flush=True)
         return pool[: args.pool]
     pool = synth_pool(args.pool, args.seed + 100, args.workers)
     if cache:
@@ -373,7 +374,8 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         side = max(bw, bh) * CROP_EXPAND * math.exp(rng.uniform(-0.15, 0.15))
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.07, 0.07) * side
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
-        label = class_of(int(s.sides[i]), int(s.faces[i]))
+        sides = getattr(s, "sides", None)  # a pool cached before d10 and d20: all d6
+        label = class_of(int(sides[i]) if sides is not None else 6, int(s.faces[i]))
     elif getattr(s, "hard", None) is not None and len(s.hard) and rng.random() < 0.5:
         # A hard negative: where a detector fired on something that is not a die.
         label = NOT_A_DIE

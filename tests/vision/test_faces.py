@@ -175,3 +175,15 @@ def test_a_taught_face_replaces_only_the_reading_it_was_taught_over(book):
     sure_five = np.array([[0.0, 0, 0, 0, 0, 1.0, 0]] * 2, np.float32)
     assert book.read(crops, sure_five) == [None, None]  # a die the model is sure is a 5 stays a 5
     assert FaceBook.empty().read(crops) == [None, None]
+
+
+def test_readings_of_a_classifier_that_knows_d10_and_d20():
+    from vision.detector import CLASSES
+    from vision.faces import NOT_A_D6, readings
+
+    probs = np.zeros((4, len(CLASSES)), np.float32)
+    probs[0, CLASSES.index((6, 4))] = 1.0  # a sure d6 showing 4
+    probs[1, CLASSES.index((20, 17))] = 1.0  # a sure d20: no taught d6 face may replace it
+    probs[2, 0] = 1.0  # not a die
+    probs[3, CLASSES.index((10, 3))] = probs[3, CLASSES.index((6, 2))] = 0.5  # unsure
+    assert readings(probs).tolist() == [4, NOT_A_D6, 0, 0]

@@ -310,3 +310,19 @@ def test_rendered_throw_then_one_die_rethrown_then_one_landing(detector):
     assert [d.status for d in third.dice] == ["still"] * 3 + ["new"]
     assert (third.dice[-1].colour, third.dice[-1].face) == ("green", 4)
     assert third.cocked == () and third.removed == ()
+
+
+def test_a_d10_showing_0_is_read_and_stays_the_same_die_while_an_unread_face_is_cocked():
+    import dataclasses
+
+    d10 = dataclasses.replace(die(100, 100, 0), sides=10)
+    d20 = dataclasses.replace(die(200, 100, 17), sides=20)
+    first = rolls(feed(Settler(settle_frames=3), [[d10, d20]] * 4))[-1]
+    zero, seventeen = sorted(first.dice, key=lambda d: d.box[0])
+    assert (zero.face, zero.sides, zero.cocked, seventeen.sides) == (0, 10, False, 20)
+    settler = Settler(settle_frames=3)
+    feed(settler, [[d10, d20]] * 4)
+    unsure = dataclasses.replace(d10, sure=False)  # the same place, now unreadable: not the same reading
+    again = rolls(feed(settler, [[unsure, d20]] * 4, t0=1.0))[-1]
+    by_x = {d.box[0]: d for d in again.dice}
+    assert by_x[100].cocked and by_x[100].status != "still" and by_x[200].status == "still"

@@ -16,11 +16,11 @@ from vision.colours import (
     ColourTableError,
     calibrate,
     describe,
-    estimate_light,
     evaluate,
     read_labels,
 )
 from vision.colours import _main as colours_main
+from vision.light import estimate_light
 
 SIZE = (480, 640)  # rows, columns
 DIE = 56
@@ -407,7 +407,7 @@ def test_coloured_table_is_not_taken_for_the_light(background):
 
     Clear dice without white ones, or one at a time (`name`), on pale pine are ambiguous:
     pine under neutral light looks like a grey table under a warm lamp, and a dull clear die
-    corrected on that grey table is read as white (models/MODEL.md); `names` of the whole
+    corrected on that grey table is read as white (models/MODEL.md); `name_dice` of the whole
     throw has the white dice to go by."""
     rng = np.random.default_rng(12)
     image = np.full((*SIZE, 3), PALE_WOOD, np.float32) if background == "pale wood" else table(background, rng)

@@ -623,6 +623,26 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
     print(f"detector: done, {step} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
+def onnx_outputs(path: Path) -> int:
+    """The number of classes of an exported classifier."""
+    import onnx
+
+    return onnx.load(str(path)).graph.output[0].type.tensor_type.shape.dim[1].dim_value
+
+
+def _distillation(logits, teacher, x, y):
+    """KL divergence from the teacher's classes to the student's same classes
+    (renormalised among them), over the examples whose label the teacher knows."""
+    with torch.no_grad():
+        t = teacher(x)
+    k = t.shape[1]
+    known = y < k
+    if not known.any():
+        return logits.sum() * 0.0
+    student = F.log_softmax(logits[known, :k], 1)
+    return F.kl_div(student, F.log_softmax(t[known], 1), log_target=True, reduction="batchmean")
+
+
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     dev = torch.device(args.device)
     model = new_model(DiceClassifier, args, "dice_classifier.onnx")
@@ -634,6 +654,14 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         opt.load_state_dict(st["opt"])
         step = int(st["step"])
         print(f"classifier: resumed at step {step}", flush=True)
+    teacher = None
+    if args.teacher:
+        # The teacher's opinion on what it knows (not a die, the d6 faces) is kept: a
+        # classifier learning new kinds of dice must not forget the hard d6 it read right.
+        classes = int(onnx_outputs(Path(args.teacher) / "dice_classifier.onnx"))
+        teacher = DiceClassifier(classes=classes)
+        init_from_onnx(teacher, Path(args.teacher) / "dice_classifier.onnx")
+        teacher = teacher.to(dev).eval()
     budget = args.minutes_classifier * 60
     batches = _Stream(lambda rng: cls_batch(data, args, rng), args.seed + 1, args.workers).batches()
     t0 = time.time()
@@ -650,6 +678,8 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         x, y = _tensors(next(batches), dev)
         logits = model(x)
         loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+        if teacher is not None:
+            loss = loss + args.teacher_weight * _distillation(logits, teacher, x, y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -705,6 +735,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true")
     p.add_argument("--init-from", metavar="MODEL_DIR",
                    help="fine-tune: start from the ONNX models in MODEL_DIR (e.g. models) instead of random weights")
+    p.add_argument("--teacher", metavar="MODEL_DIR",
+                   help="classifier: also match the classifier in MODEL_DIR on the classes it knows (distillation)")
+    p.add_argument("--teacher-weight", type=float, default=1.0, help="weight of the teacher's loss (default 1)")
     p.add_argument("--real-weight", type=float, default=0.75,
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)

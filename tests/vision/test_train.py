@@ -73,3 +73,25 @@ def test_a_d6_classifier_grows_into_one_for_d10_and_d20_keeping_what_it_knew(tmp
     assert (after[:, 7:].max(1) < before[:, 1:].mean(1)).all()  # new classes start unlikely
     with pytest.raises(SystemExit, match="does not fit"):
         train.init_from_onnx(train.DiceClassifier(classes=5), tmp_path / "c.onnx")
+
+
+def test_distillation_keeps_the_teachers_classes_only_where_it_knows_the_label():
+    import torch
+
+    from vision import train
+
+    torch.manual_seed(0)
+    teacher = train.DiceClassifier(classes=7).eval()
+    x = torch.rand(4, 3, train.CROP, train.CROP) * 255
+    with torch.no_grad():
+        teacher.fc.weight.mul_(100)  # a teacher with opinions
+        t = teacher(x)
+    same = torch.cat([t, torch.full((4, 30), -5.0)], 1)  # agrees on the 7 classes it knows
+    y = torch.tensor([0, 3, 20, 30])  # two d6-or-none labels, a d10 and a d20
+    assert float(train._distillation(same, teacher, x, y)) < 1e-5
+    other = same.clone()
+    other[:2, :7] = other[:2, :7].flip(1)
+    assert float(train._distillation(other, teacher, x, y)) > 0.01
+    unknown = same.clone()
+    unknown[2:, :7] = unknown[2:, :7].flip(1)  # disagreeing on d10/d20 examples costs nothing
+    assert float(train._distillation(unknown, teacher, x, y)) < 1e-5

@@ -37,7 +37,7 @@ DECISION = 0.3
 #: Boxes overlapping this much (intersection over union) are one die, found twice.
 OVERLAP = 0.4
 #: A crop whose first reading is at least this sure is not read again turned.
-SURE = 0.94
+SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"

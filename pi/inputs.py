@@ -267,6 +267,37 @@ def unread_part(inp: Mapping[str, Any]) -> list[tuple[str, int, int]]:
     return [(c, sd, n) for c, sd, n in spec_counts(inp.get("dice")) if sd != 6 and n]
 
 
+def unsure_part(inp: Mapping[str, Any], dice: Sequence[Any]) -> tuple[list[Any], list[tuple[str, int, int]]]:
+    """For a camera that reads d10 and d20: (the dice it read, the (colour, sides, count)
+    of the d10 and d20 it could not read, for their owners to type). Only dice the throw
+    expects are left to type; an unexpected unreadable die stays, for the prompt."""
+    want: dict[tuple[str, int], int] = {}
+    for c, sd, n in spec_counts(inp.get("dice")):
+        want[(c, sd)] = want.get((c, sd), 0) + n
+    read, unread = [], {}
+    for d in dice:
+        sides = getattr(d, "sides", 6) or 6
+        key = next((k for k in ((d.colour, sides), ("*", sides)) if want.get(k, 0) > 0), None)
+        if sides == 6 or readable(d) or key is None:
+            read.append(d)
+            continue
+        want[key] -= 1
+        unread[(d.colour, sides)] = unread.get((d.colour, sides), 0) + 1
+    return read, [(c, sd, n) for (c, sd), n in unread.items()]
+
+
+def without(inp: Mapping[str, Any], unread: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
+    """``inp`` expecting fewer dice: those of ``unread`` (colour, sides, count) left out
+    (a die of a named colour first from its own colour's count, else from "*")."""
+    spec = [dict(d) for d in inp.get("dice") or []]
+    for colour, sides, n in unread:
+        for d in sorted(spec, key=lambda d: d.get("colour", "*") != colour):
+            if int(d.get("sides", 6)) == sides and d.get("colour", "*") in (colour, "*"):
+                take = min(n, int(d.get("count", 0)))
+                d["count"], n = int(d.get("count", 0)) - take, n - take
+    return dict(inp, dice=[d for d in spec if int(d.get("count", 0)) > 0])
+
+
 def readable(die: Any) -> bool:
     sides = getattr(die, "sides", 6) or 6
     return bool(die.colour) and not die.cocked and die.face in FACES.get(sides, ())

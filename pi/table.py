@@ -485,7 +485,10 @@ class Table:
             chosen = [d for d in dice if d.id not in self.accepted_ids and d.status != STILL] or [
                 d for d in dice if d.id not in self.accepted_ids]
         self.prompt_dice = [inputs.die_dict(d) for d in chosen if inputs.readable(d)]
-        unread = [] if getattr(self.camera.detector, "reads_sides", False) else inputs.unread_part(inp)
+        if getattr(self.camera.detector, "reads_sides", False):
+            chosen, unread = inputs.unsure_part(inp, chosen)  # d10/d20 it is unsure of are typed
+        else:
+            unread = inputs.unread_part(inp)
         if unread:
             return self._camera_part(inp, chosen, unread)
         problem = inputs.dice_problem(inp, chosen)
@@ -550,10 +553,10 @@ class Table:
         return self.act(seat, inp["type"], {field["name"]: rows}, source="camera")
 
     def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
-        """A throw with dice the camera cannot read (d10, d20): take its d6 from the camera
-        and wait for each owner to type the others on their seat page (``type_faces``)."""
-        d6_part = dict(inp, dice=[d for d in inp.get("dice") or [] if int(d.get("sides", 6)) == 6])
-        problem = inputs.dice_problem(d6_part, chosen)
+        """A throw with dice the camera cannot read (d10, d20 ``unread``): take the others
+        from the camera and wait for each owner to type these on their seat page
+        (``type_faces``)."""
+        problem = inputs.dice_problem(inputs.without(inp, unread), chosen)
         if problem is not None:
             self.prompt = problem
             return {"ok": False, "error": problem}
@@ -565,9 +568,9 @@ class Table:
                         "ids": [d.id for d in chosen]}
         who = [s for s in missing if s is not None]
         self.prompt = {
-            "en": f"The camera read the d6. {', '.join(who) or 'The host'}: type your "
+            "en": f"The camera read the other dice. {', '.join(who) or 'The host'}: type your "
                   f"{'/'.join(sorted({f'd{sd}' for v in missing.values() for _, sd in v}))} on your seat page.",
-            "ja": f"d6はカメラが読みました。{'、'.join(who) or 'ホスト'}: "
+            "ja": f"ほかのダイスはカメラが読みました。{'、'.join(who) or 'ホスト'}: "
                   f"{'/'.join(sorted({f'd{sd}' for v in missing.values() for _, sd in v}))}の目を自分の席のページで入力してください。",
         }
         return ok(applied=False, waiting=who)

@@ -11,9 +11,10 @@ Two small models from `models/` (see models/MODEL.md):
    showing 1-20; a classifier with 7 outputs knows the d6 only).
 
 A die's confidence = detector score x classifier probability of its best reading. A die
-whose best reading is unsure (probability < `face_min`) is kept with face 0 and
-`sure=False` (unreadable, e.g. cocked); `detect_raw()` still gives its best guess. `detect()` keeps the candidates
-whose confidence reaches the decision threshold (`DECISION`); `detect_raw()` all of them.
+whose best reading is unsure (probability < `face_min`, `NUMBERED_FACE_MIN` for a d10 or
+d20) is kept with face 0 and `sure=False` (unreadable, e.g. cocked); `detect_raw()` still
+gives its best guess. `detect()` keeps the candidates whose confidence reaches the
+decision threshold (`DECISION`); `detect_raw()` all of them.
 
 Only numpy, OpenCV and onnxruntime: no torch here.
 """
@@ -36,6 +37,9 @@ PAD_VALUE = 114
 DECISION = 0.3
 #: Boxes overlapping this much (intersection over union) are one die, found twice.
 OVERLAP = 0.4
+#: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
+#: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
+NUMBERED_FACE_MIN = 0.9
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -269,7 +273,7 @@ class Detector:
             faces = p[1:] / max(die_prob, 1e-6)
             k = int(np.argmax(faces))
             sides, best = self.classes[k + 1]
-            sure = float(faces[k]) >= self.face_min
+            sure = float(faces[k]) >= (self.face_min if sides == 6 else NUMBERED_FACE_MIN)
             face = best if sure else 0
             confidence = float(conf)
             if not everything and confidence < self.decision:

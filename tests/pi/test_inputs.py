@@ -224,6 +224,37 @@ def test_a_camera_that_reads_d10_and_d20_applies_the_whole_throw(panel_and_table
     assert table.pending is None
 
 
+def test_a_d10_the_camera_is_unsure_of_is_typed_by_its_owner_the_rest_read(panel_and_table):
+    from vision.settle import Roll
+
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: TOY
+    table.camera.detector = SimpleNamespace(reads_sides=True)
+    assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "bid", {"n": 1})["ok"]
+    d6 = roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+    unsure = replace(d6[0], id=902, face=0, sides=10, sure=False, cocked=True)
+    result = table.settled_roll(Roll(d6 + (unsure,), 0.0))
+    assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki"]
+    assert table.snapshot("Aki")["to_type"] == [{"colour": "red", "sides": 10}]
+    assert table.type_faces("Aki", [7])["ok"]
+    assert table.store.events(table.record.id)[-1]["dice"] == [
+        {"colour": "red", "face": 2}, {"colour": "blue", "face": 5}, {"colour": "green", "face": 6},
+        {"colour": "red", "face": 7, "sides": 10}]
+
+
+def test_dice_left_to_type_come_off_what_the_camera_must_see():
+    inp = {"dice": [{"colour": "*", "sides": 6, "count": 3}, {"colour": "*", "sides": 10, "count": 2},
+                    {"colour": "red", "sides": 20, "count": 1}]}
+    assert inputs.without(inp, [("red", 10, 1), ("red", 20, 1)])["dice"] == [
+        {"colour": "*", "sides": 6, "count": 3}, {"colour": "*", "sides": 10, "count": 1}]
+    sure = SimpleNamespace(colour="red", face=4, sides=10, cocked=False)
+    unsure = SimpleNamespace(colour="blue", face=0, sides=10, cocked=True)
+    extra = SimpleNamespace(colour="blue", face=0, sides=20, cocked=True)  # not expected: stays, for the prompt
+    assert inputs.unsure_part(inp, [sure, unsure, extra]) == ([sure, extra], [("blue", 10, 1)])
+
+
 def _each_setup(seats, options, seed):
     return Toy(tuple(Seat(s.name, s.colour) for s in seats), phase="throws")
 

@@ -163,3 +163,22 @@ def test_a_die_found_twice_is_kept_once():
     confidence = np.array([0.9, 0.6, 0.8, 0.2])
     assert _suppress(boxes, confidence).tolist() == [True, False, True, True]
     assert _suppress(boxes, np.array([0.5, 0.95, 0.8, 0.2])).tolist() == [False, True, True, True]
+
+
+def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
+    from vision import detector as D
+
+    det = D.Detector(colours=False)
+    if not det.reads_sides:
+        pytest.skip("the shipped classifier knows d6 only")
+    img = np.full((200, 200, 3), 90, np.uint8)
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[:, 0] = 0.15
+    probs[0, D.CLASSES.index((20, 17))], probs[0, D.CLASSES.index((20, 11))] = 0.6, 0.25  # 0.71 given a die
+    probs[1, D.CLASSES.index((6, 4))], probs[1, D.CLASSES.index((6, 3))] = 0.6, 0.25  # as sure: a d6 is read
+    monkeypatch.setattr(det, "_find", lambda image: (np.array([[10, 10, 60, 60], [100, 100, 150, 150]], np.float32),
+                                                     np.array([0.9, 0.9], np.float32)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    d20, d6 = det.detect_raw(img)
+    assert (d20.sides, d20.best_face, d20.sure, d20.face) == (20, 17, False, 0)
+    assert (d6.sides, d6.face, d6.sure) == (6, 4, True)

@@ -61,7 +61,8 @@ def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(cap
 
     def unsure_of_the_last(self, crops):
         probs = classify(self, crops)
-        probs[-1] = (0.0, 0.2, 0.16, 0.16, 0.16, 0.16, 0.16)
+        probs[-1] = 0.0
+        probs[-1, 1:7] = (0.2, 0.16, 0.16, 0.16, 0.16, 0.16)
         return probs
 
     monkeypatch.setattr(detector.Detector, "_find", one_more)

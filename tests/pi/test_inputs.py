@@ -205,16 +205,22 @@ def test_dice_the_camera_cannot_read_are_typed_by_their_owner(panel_and_table, c
     assert table.snapshot()["prompt"] is None and table.pending is None
 
 
-def test_a_camera_that_reads_d10_and_d20_applies_the_whole_throw(panel_and_table):
-    from vision.settle import Roll
-
+def _throw_due_with_a_camera_that_reads_sides(panel_and_table):
+    """The toy game waiting for Aki's throw of d6 and a red d10, read by a camera that tells
+    d10 and d20 apart; and the three d6 of that throw as the camera would report them."""
     panel, table = panel_and_table
     table.engine_loader = lambda name: TOY
     table.camera.detector = SimpleNamespace(reads_sides=True)
     assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
     for seat in ("Aki", "Ben", "Chie"):
         assert table.act(seat, "bid", {"n": 1})["ok"]
-    d6 = roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+    return table, roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+
+
+def test_a_camera_that_reads_d10_and_d20_applies_the_whole_throw(panel_and_table):
+    from vision.settle import Roll
+
+    table, d6 = _throw_due_with_a_camera_that_reads_sides(panel_and_table)
     wrong = replace(d6[0], id=900, face=7, sides=20)  # a d20 where the game wants a d10
     assert not table.settled_roll(Roll(d6 + (wrong,), 0.0))["ok"]
     assert "1 red d20" in table.snapshot()["prompt"]["en"] and table.pending is None
@@ -227,13 +233,7 @@ def test_a_camera_that_reads_d10_and_d20_applies_the_whole_throw(panel_and_table
 def test_a_d10_the_camera_is_unsure_of_is_typed_by_its_owner_the_rest_read(panel_and_table):
     from vision.settle import Roll
 
-    panel, table = panel_and_table
-    table.engine_loader = lambda name: TOY
-    table.camera.detector = SimpleNamespace(reads_sides=True)
-    assert table.start_game("toy", SEATS3, {"special": True}, seed=1)["ok"]
-    for seat in ("Aki", "Ben", "Chie"):
-        assert table.act(seat, "bid", {"n": 1})["ok"]
-    d6 = roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+    table, d6 = _throw_due_with_a_camera_that_reads_sides(panel_and_table)
     unsure = replace(d6[0], id=902, face=0, sides=10, sure=False, cocked=True)
     result = table.settled_roll(Roll(d6 + (unsure,), 0.0))
     assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki"]

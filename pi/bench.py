@@ -79,14 +79,9 @@ class SSEClient:
 
 
 def _machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        info = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().splitlines() if ":" in line)
-        info = {k.strip().lower(): v.strip() for k, v in info.items()}
-        model = info.get("model name") or info.get("hardware") or info.get("model") or model
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    from vision.evaluate import cpu_name
+
+    return f"{cpu_name()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def _peak_rss_mb() -> float:

@@ -13,9 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from engines.core import FACES
+
 #: The smallest expected count per face for the chi-square approximation to hold.
 MIN_EXPECTED = 5
-FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
 @dataclass(frozen=True)

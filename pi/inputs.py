@@ -8,10 +8,8 @@ import json
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
+from engines.core import FACES
 from pi.words import dice_words, join_en, spec_counts
-
-#: The faces each kind of die shows (a d10 shows 0-9).
-FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
 class InputError(ValueError):

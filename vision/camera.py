@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.detector import FACES
+from vision.detector import FACES, check_face
 
 log = logging.getLogger(__name__)
 
@@ -336,11 +336,8 @@ class SyntheticTable:
             rolled = []
             for c, f, *sides in dice:
                 n = int(sides[0]) if sides else 6
-                if n not in FACES:
-                    raise ValueError(f"a die has 6, 10 or 20 sides, got {n!r}")
-                face = int(self._rng.choice(FACES[n])) if f is None else int(f)
-                if face not in FACES[n]:
-                    raise ValueError(f"a d{n} face is {FACES[n][0]}-{FACES[n][-1]}, got {face!r}")
+                face = int(f) if f is not None else int(self._rng.choice(FACES.get(n, (0,))))
+                check_face(n, face)  # an unknown kind of die is named before its face
                 rolled.append((str(c), face, n))
             kept = [] if rethrow_all else list(self._dice)
             places = self._synth.layout(len(rolled), self._rng, size=self.size,

@@ -350,18 +350,11 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, v
             "mean_dice_found": round(float(np.mean(found)), 2),
         })
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            fields = dict(line.split(":", 1) for line in f if ":" in line)
-        fields = {k.strip().lower(): v.strip() for k, v in fields.items()}
-        # x86: "model name"; a Raspberry Pi: "Model" (the board) or "Hardware".
-        cpu = fields.get("model name") or fields.get("hardware") or fields.get("model") or cpu
-    except OSError:
-        pass
     import os
 
-    report["machine"] = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+    from vision.evaluate import cpu_name
+
+    report["machine"] = {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
                          "numpy": np.__version__, "opencv": cv2.__version__,
                          "onnxruntime": onnxruntime.__version__}
     return report

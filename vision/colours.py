@@ -733,20 +733,13 @@ def evaluate(
 
 
 def _machine() -> str:
+    import os
     import platform
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("model name", "Model")):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import os
+    from vision.evaluate import cpu_name
 
     return (
-        f"{cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"{cpu_name()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"NumPy {np.__version__}, OpenCV {cv2.__version__}"
     )
 

@@ -51,6 +51,19 @@ FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 CLASSES: tuple[tuple[int, int], ...] = ((0, 0),) + tuple((n, f) for n, faces in FACES.items() for f in faces)
 
 
+def check_face(sides: int, face: int) -> None:
+    """ValueError unless a d`sides` (6, 10 or 20) can show `face`."""
+    if sides not in FACES:
+        raise ValueError(f"a die has 6, 10 or 20 sides, got {sides!r}")
+    if face not in FACES[sides]:
+        raise ValueError(f"a d{sides} face is {FACES[sides][0]}-{FACES[sides][-1]}, got {face!r}")
+
+
+def face_read(face: int, sides: int, sure: bool) -> bool:
+    """The model was sure of the face and it is one a d`sides` shows."""
+    return sure and face in FACES.get(sides, ())
+
+
 def class_of(sides: int, face: int) -> int:
     """The classifier's class of a d`sides` showing `face` (ValueError for no such die)."""
     try:
@@ -77,7 +90,7 @@ class Detection:
     @property
     def readable(self) -> bool:
         """The face was read and is one this die carries."""
-        return self.sure and self.face in FACES.get(self.sides, ())
+        return face_read(self.face, self.sides, self.sure)
 
 
 @dataclass(frozen=True)
@@ -148,9 +161,6 @@ class Detector:
             raise ModelMissingError(f"{paths[1]} has {n} outputs; this dicetable reads classifiers of 7 "
                                     f"(d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
-        #: The classifier tells d6, d10 and d20 apart: the table takes every die of a throw
-        #: from the camera (else its owners type the d10 and d20).
-        self.reads_sides = n == len(CLASSES)
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
@@ -162,6 +172,12 @@ class Detector:
         if colours is None:
             colours = _default_colours()
         self.colours = colours or None
+
+    @property
+    def reads_sides(self) -> bool:
+        """The classifier tells d6, d10 and d20 apart: the table takes every die of a throw
+        from the camera (else its owners type the d10 and d20)."""
+        return len(self.classes) == len(CLASSES)
 
     # -- stage 1: the heatmap detector ---------------------------------------------------
 

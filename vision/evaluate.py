@@ -110,6 +110,21 @@ def load_annotations(folder: str | Path) -> dict:
     return data
 
 
+def cpu_name() -> str:
+    """The processor a measurement ran on, as /proc/cpuinfo names it (x86: "model name";
+    a Raspberry Pi: "Hardware" or "Model", the board), else what `platform` says."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+    except OSError:
+        fields = {}
+    fields = {k.strip().lower(): v.strip() for k, v in fields.items()}
+    return (fields.get("model name") or fields.get("hardware") or fields.get("model")
+            or platform.processor() or platform.machine() or "unknown")
+
+
 def split(names: Iterable[str], val_every: int = 5) -> tuple[list[str], list[str]]:
     """(train, validation) file names: sorted, every `val_every`-th is validation."""
     if val_every < 2:

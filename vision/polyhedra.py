@@ -109,20 +109,23 @@ def _rot_x(t: float) -> np.ndarray:
     return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
 
 
+@lru_cache(maxsize=None)
 def _number_patch(text: str, font: int, thickness: int, underline: bool, size: int = 64) -> np.ndarray:
-    """A float32 mask (size x size) of `text` centred, upright, filling about 60% across."""
-    scale = 1.0
-    (tw, th), base = cv2.getTextSize(text, font, scale, thickness)
+    """A float32 mask (size x size) of `text` centred, upright, filling about 60% across
+    (cached: a die draws the same few numbers again and again; never written to)."""
+    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thickness)
     scale = 0.62 * size / max(tw, th * 1.1)
     th_ = max(1, int(round(thickness * scale)))
-    (tw, th), base = cv2.getTextSize(text, font, scale, th_)
+    (tw, th), _ = cv2.getTextSize(text, font, scale, th_)
     m = np.zeros((size, size), np.uint8)
     org = (int(round((size - tw) / 2)), int(round((size + th) / 2)))
     cv2.putText(m, text, org, font, scale, 255, th_, cv2.LINE_AA)
     if underline:
         y = min(size - 2, org[1] + max(2, int(0.12 * th)))
         cv2.line(m, (org[0] + tw // 6, y), (org[0] + tw - tw // 6, y), 255, max(1, th_), cv2.LINE_AA)
-    return m.astype(np.float32) / 255.0
+    patch = m.astype(np.float32) / 255.0
+    patch.flags.writeable = False
+    return patch
 
 
 def draw(img: np.ndarray, sides: int, value: int, cx: float, cy: float, size: float,

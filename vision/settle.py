@@ -31,7 +31,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from vision.detector import FACES, Detection
+from vision.detector import Detection, face_read
 
 Box = tuple[float, float, float, float]
 
@@ -58,7 +58,7 @@ class TrackedDie:
 
     @property
     def readable(self) -> bool:
-        return self.sure and self.face in FACES.get(self.sides, ())
+        return face_read(self.face, self.sides, self.sure)
 
 
 @dataclass(frozen=True)
@@ -193,6 +193,7 @@ class Settler:
                 ids[j] = (self._next_id, "new")
                 self._next_id += 1
             die_id, status = ids[j]
+            read = _readable(detection)
             dice.append(
                 TrackedDie(
                     id=die_id,
@@ -201,9 +202,9 @@ class Settler:
                     box=tuple(float(v) for v in detection.box),  # type: ignore[arg-type]
                     confidence=float(detection.confidence),
                     status=status,
-                    cocked=not _readable(detection) or detection.confidence < self.min_confidence,
+                    cocked=not read or detection.confidence < self.min_confidence,
                     sides=getattr(detection, "sides", 6),
-                    sure=_readable(detection),
+                    sure=read,
                 )
             )
         dice.sort(key=lambda d: d.id)

@@ -25,6 +25,7 @@ import numpy as np
 
 from vision import polyhedra
 from vision.colours import DEFAULT_PALETTE
+from vision.detector import check_face
 
 Box = tuple[float, float, float, float]
 Label = tuple[Box, int, str]
@@ -567,12 +568,7 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
     quads = []
     for colour, face, cx, cy, angle, *sides in dice:
         face = int(face)
-        if not sides or sides[0] == 6:
-            if not 1 <= face <= 6:
-                raise ValueError(f"a d6 face is 1-6, got {face!r}")
-        elif face not in polyhedra.values(sides[0]):
-            raise ValueError(f"a d{sides[0]} face is {polyhedra.values(sides[0])[0]}-{polyhedra.values(sides[0])[-1]}, "
-                             f"got {face!r}")
+        check_face(sides[0] if sides else 6, face)
         q = _quad(cx, cy, die_px, angle)
         quads.append(q)
         cv2.fillConvexPoly(shadow, np.round(q + die_px * 0.08).astype(np.int32), 1.0)

@@ -520,17 +520,21 @@ def new_model(cls, args, file: str) -> nn.Module:
     return model.to(torch.device(args.device))
 
 
-def _pick(data: list[tuple[list[Sample], float]], rng: np.random.Generator) -> Sample:
+def _picks(data: list[tuple[list[Sample], float]], rng: np.random.Generator):
+    """Endless samples, each from a source drawn by its weight."""
     weights = np.array([wt for _, wt in data], np.float64)
-    src = data[int(rng.choice(len(data), p=weights / weights.sum()))][0]
-    return src[int(rng.integers(0, len(src)))]
+    weights /= weights.sum()
+    while True:
+        src = data[int(rng.choice(len(data), p=weights))][0]
+        yield src[int(rng.integers(0, len(src)))]
 
 
 def det_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     """A detector batch: images, heatmaps, sizes, offsets, size masks (numpy)."""
     xs, hs, ss, os_, ms = [], [], [], [], []
+    picks = _picks(data, rng)
     for _ in range(args.det_batch):
-        x, hm, sz, of, mk = det_example(_pick(data, rng), rng, args.det_size)
+        x, hm, sz, of, mk = det_example(next(picks), rng, args.det_size)
         xs.append(x.transpose(2, 0, 1)); hs.append(hm[None]); ss.append(sz); os_.append(of); ms.append(mk[None])
     return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(os_), np.stack(ms)
 
@@ -538,8 +542,9 @@ def det_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
 def cls_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A classifier batch: crops and their classes (numpy); a quarter are negatives."""
     xs, ys = [], []
+    picks = _picks(data, rng)
     while len(xs) < args.cls_batch:
-        ex = crop_example(_pick(data, rng), rng, negative=rng.random() < 0.25)
+        ex = crop_example(next(picks), rng, negative=rng.random() < 0.25)
         if ex is not None:
             xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
     return np.stack(xs), np.array(ys, np.int64)
@@ -627,7 +632,7 @@ def onnx_outputs(path: Path) -> int:
     """The number of classes of an exported classifier."""
     import onnx
 
-    return onnx.load(str(path)).graph.output[0].type.tensor_type.shape.dim[1].dim_value
+    return int(onnx.load(str(path)).graph.output[0].type.tensor_type.shape.dim[1].dim_value)
 
 
 def _distillation(logits, teacher, x, y):
@@ -658,8 +663,7 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
     if args.teacher:
         # The teacher's opinion on what it knows (not a die, the d6 faces) is kept: a
         # classifier learning new kinds of dice must not forget the hard d6 it read right.
-        classes = int(onnx_outputs(Path(args.teacher) / "dice_classifier.onnx"))
-        teacher = DiceClassifier(classes=classes)
+        teacher = DiceClassifier(classes=onnx_outputs(Path(args.teacher) / "dice_classifier.onnx"))
         init_from_onnx(teacher, Path(args.teacher) / "dice_classifier.onnx")
         teacher = teacher.to(dev).eval()
     budget = args.minutes_classifier * 60

@@ -217,6 +217,17 @@ def _colour_table(name: str | None):
         return None
 
 
+def _totals(dice: list[dict]) -> str:
+    """The sum of the faces of each kind of die: "total 17" for d6 alone, else
+    "totals d6 12, d10 7" (a d10's face and a d6's pips do not add up)."""
+    sums: dict[int, int] = {}
+    for d in dice:
+        sums[d["sides"]] = sums.get(d["sides"], 0) + d["face"]
+    if set(sums) <= {6}:
+        return f"total {sums.get(6, 0)}"
+    return "totals " + ", ".join(f"d{k} {v}" for k, v in sorted(sums.items()))
+
+
 def detect_command(args) -> int:
     try:
         colours = _colour_table(args.colours)
@@ -243,7 +254,7 @@ def detect_command(args) -> int:
         else:
             faces = " ".join(f"{d['face']}{'' if d['sides'] == 6 else '/d' + str(d['sides'])}"
                              f"{'(' + d['colour'] + ')' if d['colour'] else ''}" for d in dice)
-            print(f"{f.name}: {len(dice)} dice, total {sum(d['face'] for d in dice)}: {faces}", flush=True)
+            print(f"{f.name}: {len(dice)} dice, {_totals(dice)}: {faces}", flush=True)
     return 1 if failed else 0
 
 

@@ -131,6 +131,15 @@ def test_detect_text_format_is_readable(capsys):
     assert "dice" in capsys.readouterr().out
 
 
+def test_detect_text_adds_up_each_kind_of_die_apart():
+    from vision.cli import _totals
+
+    assert _totals([]) == "total 0"
+    assert _totals([{"sides": 6, "face": 3}, {"sides": 6, "face": 5}]) == "total 8"
+    mixed = [{"sides": 6, "face": 3}, {"sides": 20, "face": 17}, {"sides": 10, "face": 0}, {"sides": 6, "face": 1}]
+    assert _totals(mixed) == "totals d6 4, d10 0, d20 17"
+
+
 def test_evaluate_prints_the_scorer_metrics_per_folder(tmp_path, capsys):
     dets = tmp_path / "dets.jsonl"
     assert main(["evaluate", str(FIXTURES), "--detections", str(dets)]) == 0

@@ -631,6 +631,66 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
 
 #: Share of the training scenes in which d10 and d20 dice (`vision.polyhedra`) lie among the d6.
 POLY_SCENES = 0.3
+#: Share of the training scenes with a keyboard or keypad beside the dice (`--keyboards`; 0,
+#: the default, draws the scenes exactly as before, so older pools render again alike).
+KEYBOARDS = 0.0
+
+_KEY_GLYPHS = ["A", "S", "D", "F", "Q", "W", "E", "R", "Z", "X", "1", "2", "5", "6", "9", "0", "fn", "esc",
+               "^", "<", ">", "v", "?", "!", "#", "&", "*", "+", "=", "/", "ctrl", "alt", "@", "%", "."]
+_KEY_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX)
+
+
+def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
+    """Draw a laptop keyboard or a keypad into `img` (float BGR, in place): a grid of square
+    caps with printed glyphs, some wide keys, on the laptop's body, turned and reaching in
+    from anywhere. None of its keys is a die: a keycap is a rounded square with a symbol,
+    what a die with a logo looks like, and the first model trained without the webcam
+    frames took them for dice (models/MODEL.md, "The unseen set")."""
+    h, w = img.shape[:2]
+    key = rng.uniform(16, 60) * max(w, h) / 640
+    gap = key * rng.uniform(0.12, 0.4)
+    pitch = key + gap
+    cols, rows = int(rng.integers(3, 16)), int(rng.integers(2, 7))
+    dark = rng.random() < 0.6
+    cap = _rand_colour(rng, 10, 70) if dark else _rand_colour(rng, 170, 250)
+    ink = _rand_colour(rng, 170, 255) if dark else _rand_colour(rng, 0, 90)
+    body = _rand_colour(rng, 60, 220)
+    if rng.random() < 0.7:  # most laptops are grey, silver or black
+        body = np.full(3, body.mean(), np.float32) + rng.uniform(-8, 8, 3).astype(np.float32)
+    edge = gap * rng.uniform(1, 4)
+    kw, kh = int(cols * pitch + 2 * edge), int(rows * pitch + 2 * edge)
+    board = np.empty((kh, kw, 3), np.uint8)  # 8 bits: OpenCV draws text on those only
+    board[:] = np.clip(body, 0, 255)
+    shade = tuple(float(v) for v in cap * 0.6)
+    for r in range(rows):
+        x = edge + rng.uniform(0, 0.5) * pitch
+        y = edge + r * pitch
+        while x + key <= kw - edge:
+            width = key if rng.random() < 0.85 else key * rng.uniform(1.5, 2.5)
+            if x + width > kw - edge:
+                break
+            p0, p1 = (int(x), int(y)), (int(x + width), int(y + key))
+            cv2.rectangle(board, (p0[0], p0[1] + 2), (p1[0], p1[1] + 2), shade, -1, cv2.LINE_AA)
+            cv2.rectangle(board, p0, p1, tuple(float(v) for v in cap), -1, cv2.LINE_AA)
+            text = _KEY_GLYPHS[int(rng.integers(0, len(_KEY_GLYPHS)))]
+            font = _KEY_FONTS[int(rng.integers(0, len(_KEY_FONTS)))]
+            scale = key / rng.uniform(45, 90)
+            thick = max(1, int(key / 30))
+            (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+            if rng.random() < 0.5:  # centred, else in a corner
+                org = (int(x + (width - tw) / 2), int(y + (key + th) / 2))
+            else:
+                org = (int(x + key * 0.12), int(y + th + key * 0.12))
+            cv2.putText(board, text, org, font, scale, tuple(float(v) for v in ink), thick, cv2.LINE_AA)
+            x += width + gap
+    # Turned, and placed so that it reaches into the frame (often from an edge).
+    cx, cy = rng.uniform(-0.1, 1.1) * w, rng.uniform(-0.1, 1.1) * h
+    m = cv2.getRotationMatrix2D((kw / 2, kh / 2), rng.uniform(0, 360), 1.0)
+    m[:, 2] += (cx - kw / 2, cy - kh / 2)
+    warped = cv2.warpAffine(board, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)
+    mask = cv2.warpAffine(np.ones((kh, kw), np.float32), m, (w, h))[..., None]
+    img *= 1 - mask
+    img += warped * mask
 
 
 @dataclass
@@ -663,6 +723,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
         size = [(640, 480), (640, 640), (480, 640), (800, 600), (640, 480)][int(rng.integers(0, 5))]
     w, h = size
     img = background(rng, h, w)
+    if KEYBOARDS > 0 and rng.random() < KEYBOARDS:
+        keyboard(img, rng)
     scale = max(w, h) / 640.0
     r = rng.random()
     if r < 0.35:

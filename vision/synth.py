@@ -631,21 +631,76 @@ def render_table(dice, rng: np.random.Generator, size: tuple[int, int] = (640, 4
 
 #: Share of the training scenes in which d10 and d20 dice (`vision.polyhedra`) lie among the d6.
 POLY_SCENES = 0.3
-#: Share of the training scenes with a keyboard or keypad beside the dice (`--keyboards`; 0,
-#: the default, draws the scenes exactly as before, so older pools render again alike).
-KEYBOARDS = 0.0
+#: Share of the training scenes with look-alikes beside the dice: a keyboard or keypad, or
+#: printed labels and tags (`--lookalikes`; 0, the default, draws the scenes exactly as
+#: before, so older pools render again alike).
+LOOKALIKES = 0.0
 
 _KEY_GLYPHS = ["A", "S", "D", "F", "Q", "W", "E", "R", "Z", "X", "1", "2", "5", "6", "9", "0", "fn", "esc",
                "^", "<", ">", "v", "?", "!", "#", "&", "*", "+", "=", "/", "ctrl", "alt", "@", "%", "."]
 _KEY_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX)
 
 
+def lookalikes(img: np.ndarray, rng: np.random.Generator) -> None:
+    """Draw things that are not dice but look like a die with a symbol into `img` (float
+    BGR, in place): a keyboard, printed labels, or both. The first model trained without
+    the webcam frames took laptop keys and a cable's label for dice (models/MODEL.md, "The
+    unseen set")."""
+    r = rng.random()
+    if r < 0.65:
+        keyboard(img, rng)
+    if r > 0.45:
+        for _ in range(int(rng.integers(1, 4))):
+            label(img, rng)
+
+
+def _place(img: np.ndarray, patch: np.ndarray, rng: np.random.Generator, centre: tuple[float, float]) -> None:
+    """Paste a uint8 patch into `img` (float), turned by a random angle about `centre`."""
+    ph, pw = patch.shape[:2]
+    h, w = img.shape[:2]
+    m = cv2.getRotationMatrix2D((pw / 2, ph / 2), rng.uniform(0, 360), 1.0)
+    m[:, 2] += (centre[0] - pw / 2, centre[1] - ph / 2)
+    warped = cv2.warpAffine(patch, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)
+    mask = cv2.warpAffine(np.ones((ph, pw), np.float32), m, (w, h))[..., None]
+    img *= 1 - mask
+    img += warped * mask
+
+
+def label(img: np.ndarray, rng: np.random.Generator) -> None:
+    """A printed label, tag or ticket: a pale (or coloured) rectangle with a line or two of
+    text, sometimes a barcode, anywhere in the frame."""
+    h, w = img.shape[:2]
+    size = rng.uniform(14, 45) * max(w, h) / 640
+    lw, lh = int(size * rng.uniform(1.2, 4.0)), int(size * rng.uniform(0.7, 1.6))
+    paper = _rand_colour(rng, 170, 255) if rng.random() < 0.75 else _rand_colour(rng)
+    ink = tuple(float(v) for v in (_rand_colour(rng, 0, 70) if paper.mean() > 120 else _rand_colour(rng, 190, 255)))
+    patch = np.empty((lh, lw, 3), np.uint8)  # 8 bits: OpenCV draws text on those only
+    patch[:] = np.clip(paper, 0, 255)
+    x = int(lw * rng.uniform(0.05, 0.15))
+    if rng.random() < 0.4:  # a barcode on the left
+        bar_end = int(lw * rng.uniform(0.25, 0.5))
+        while x < bar_end:
+            step = int(rng.integers(1, 4))
+            if rng.random() < 0.5:
+                cv2.rectangle(patch, (x, int(lh * 0.15)), (x + step - 1, int(lh * 0.85)), ink, -1)
+            x += step
+        x += int(lw * 0.05)
+    lines = int(rng.integers(1, 3))
+    for k in range(lines):
+        text = "".join(str(rng.choice(list("ABCDEFGHKMNPRSTXYZ0123456789.-/"))) for _ in range(int(rng.integers(2, 7))))
+        font = _KEY_FONTS[int(rng.integers(0, len(_KEY_FONTS)))]
+        scale = lh / lines / rng.uniform(30, 50)
+        thick = max(1, int(lh / lines / 20))
+        (_, th), _ = cv2.getTextSize(text, font, scale, thick)
+        y = int((k + 0.5) * lh / lines + th / 2)
+        cv2.putText(patch, text, (x, y), font, scale, ink, thick, cv2.LINE_AA)
+    _place(img, patch, rng, (rng.uniform(0, w), rng.uniform(0, h)))
+
+
 def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
-    """Draw a laptop keyboard or a keypad into `img` (float BGR, in place): a grid of square
-    caps with printed glyphs, some wide keys, on the laptop's body, turned and reaching in
-    from anywhere. None of its keys is a die: a keycap is a rounded square with a symbol,
-    what a die with a logo looks like, and the first model trained without the webcam
-    frames took them for dice (models/MODEL.md, "The unseen set")."""
+    """A laptop keyboard or a keypad: a grid of square caps with printed glyphs, some wide
+    keys, on the laptop's body, turned and reaching in from anywhere (often an edge). A
+    keycap is a rounded square with a symbol, as a die with a logo is."""
     h, w = img.shape[:2]
     key = rng.uniform(16, 60) * max(w, h) / 640
     gap = key * rng.uniform(0.12, 0.4)
@@ -683,14 +738,7 @@ def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
                 org = (int(x + key * 0.12), int(y + th + key * 0.12))
             cv2.putText(board, text, org, font, scale, tuple(float(v) for v in ink), thick, cv2.LINE_AA)
             x += width + gap
-    # Turned, and placed so that it reaches into the frame (often from an edge).
-    cx, cy = rng.uniform(-0.1, 1.1) * w, rng.uniform(-0.1, 1.1) * h
-    m = cv2.getRotationMatrix2D((kw / 2, kh / 2), rng.uniform(0, 360), 1.0)
-    m[:, 2] += (cx - kw / 2, cy - kh / 2)
-    warped = cv2.warpAffine(board, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)
-    mask = cv2.warpAffine(np.ones((kh, kw), np.float32), m, (w, h))[..., None]
-    img *= 1 - mask
-    img += warped * mask
+    _place(img, board, rng, (rng.uniform(-0.1, 1.1) * w, rng.uniform(-0.1, 1.1) * h))
 
 
 @dataclass
@@ -723,8 +771,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
         size = [(640, 480), (640, 640), (480, 640), (800, 600), (640, 480)][int(rng.integers(0, 5))]
     w, h = size
     img = background(rng, h, w)
-    if KEYBOARDS > 0 and rng.random() < KEYBOARDS:
-        keyboard(img, rng)
+    if LOOKALIKES > 0 and rng.random() < LOOKALIKES:
+        lookalikes(img, rng)
     scale = max(w, h) / 640.0
     r = rng.random()
     if r < 0.35:

@@ -723,9 +723,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
     p.add_argument("--poly-scenes", type=float, default=synth.POLY_SCENES,
                    help=f"share of rendered scenes with d10 and d20 among the d6 (default {synth.POLY_SCENES})")
-    p.add_argument("--keyboards", type=float, default=synth.KEYBOARDS,
-                   help="share of rendered scenes with a keyboard or keypad beside the dice, not dice "
-                        f"(default {synth.KEYBOARDS})")
+    p.add_argument("--lookalikes", type=float, default=synth.LOOKALIKES,
+                   help="share of rendered scenes with a keyboard or printed labels beside the dice "
+                        f"(not dice; default {synth.LOOKALIKES})")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -750,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     synth.POLY_SCENES = args.poly_scenes
-    synth.KEYBOARDS = args.keyboards
+    synth.LOOKALIKES = args.lookalikes
     if args.workers:
         # OpenCV's thread pool does not survive a fork: a worker forked after this process
         # ran a parallel OpenCV call (hard-negative mining) hangs in its first one.

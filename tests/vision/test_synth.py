@@ -29,15 +29,15 @@ def test_some_training_scenes_hold_d10_and_d20_among_the_d6():
     assert 0.5 < kinds.count(6) / len(kinds) < 0.95
 
 
-def test_keyboards_appear_only_in_their_share_of_the_scenes(monkeypatch):
+def test_lookalikes_appear_only_in_their_share_of_the_scenes(monkeypatch):
     drawn = []
-    real = synth.keyboard
-    monkeypatch.setattr(synth, "keyboard", lambda img, rng: drawn.append(real(img, rng)))
+    real = synth.lookalikes
+    monkeypatch.setattr(synth, "lookalikes", lambda img, rng: drawn.append(real(img, rng)))
     rng = np.random.default_rng(8)
     for _ in range(20):
         synth.random_scene(rng, size=(320, 240))
     assert drawn == []  # the default: scenes exactly as before (older pools render alike)
-    monkeypatch.setattr(synth, "KEYBOARDS", 0.5)
+    monkeypatch.setattr(synth, "LOOKALIKES", 0.5)
     for _ in range(40):
         synth.random_scene(rng, size=(320, 240))
     assert 10 <= len(drawn) <= 30
@@ -51,6 +51,14 @@ def test_a_keyboard_is_a_grid_of_keys_with_glyphs_and_no_labels():
     assert img.dtype == np.float32 and changed.sum() > 0.02 * changed.size
     # Caps and glyphs: many distinct edges, not one flat slab.
     assert np.abs(np.diff(img.mean(axis=2), axis=1)).max() > 40
+
+
+def test_a_label_is_a_small_printed_patch():
+    rng = np.random.default_rng(1)
+    img = np.full((480, 640, 3), 60.0, np.float32)
+    synth.label(img, rng)
+    changed = np.abs(img - 60.0).max(axis=2) > 10
+    assert 0 < changed.sum() < 0.2 * changed.size
 
 
 def test_random_scenes_cover_small_and_large_dice_and_crowds():

@@ -234,8 +234,8 @@ def load_pool(args) -> list[Sample]:
     if cache and cache.is_file():
         with open(cache, "rb") as f:
             pool = pickle.load(f)
-        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes does not "
-              "change them)", flush=True)
+        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes and "
+              "--lookalikes do not change them)", flush=True)
         return pool[: args.pool]
     pool = synth_pool(args.pool, args.seed + 100, args.workers)
     if cache:

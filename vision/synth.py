@@ -4,8 +4,8 @@ Two users:
 - training (`vision/train.py`): `random_scene(rng)` draws a varied scene (opaque,
   translucent and clear dice in many colours, four pip colours, symbol faces, tilt,
   perspective, shadows, uneven light, trays, felt, wood, paper, cluttered, carpet, printed
-  cloth, photographed textures and cards with printed pips as backgrounds,
-  blur, noise, JPEG artefacts, dice of about 20-150 px, crowded and touching dice);
+  cloth, photographed textures and cards with printed pips as backgrounds, keyboards
+  and printed labels beside the dice in a share `LOOKALIKES` of the scenes, blur, noise, JPEG artefacts, dice of about 20-150 px, crowded and touching dice);
 - the demo camera: `layout()` and `render_table()`, a clean-ish tray with named dice,
   fast enough to render per frame.
 

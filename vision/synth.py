@@ -5,7 +5,8 @@ Two users:
   translucent and clear dice in many colours, four pip colours, symbol faces, tilt,
   perspective, shadows, uneven light, trays, felt, wood, paper, cluttered, carpet, printed
   cloth, photographed textures and cards with printed pips as backgrounds, keyboards
-  and printed labels beside the dice in a share `LOOKALIKES` of the scenes, blur, noise, JPEG artefacts, dice of about 20-150 px, crowded and touching dice);
+  and printed labels beside the dice in a share `LOOKALIKES` of the scenes, blur, noise,
+  JPEG artefacts, dice of about 20-150 px, crowded and touching dice);
 - the demo camera: `layout()` and `render_table()`, a clean-ish tray with named dice,
   fast enough to render per frame.
 
@@ -434,14 +435,17 @@ def _quad(cx: float, cy: float, side: float, angle: float) -> np.ndarray:
 
 
 def _paste(img: np.ndarray, tex: np.ndarray, alpha: np.ndarray, quad: np.ndarray) -> None:
-    """Warp a TEX x TEX texture onto `quad` of float32 `img` and blend it by its alpha."""
+    """Warp a texture (TEX x TEX for a die's face, or any size) onto `quad` (its corners
+    in the order top-left, top-right, bottom-right, bottom-left) of float32 `img` and blend
+    it by its alpha."""
     h, w = img.shape[:2]
     x0, y0 = np.floor(quad.min(0)).astype(int) - 1
     x1, y1 = np.ceil(quad.max(0)).astype(int) + 2
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
         return
-    src = np.array([(0, 0), (TEX, 0), (TEX, TEX), (0, TEX)], np.float32)
+    th, tw = tex.shape[:2]
+    src = np.array([(0, 0), (tw, 0), (tw, th), (0, th)], np.float32)
     H = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
     size = (x1 - x0, y1 - y0)
     wt = cv2.warpPerspective(tex, H, size, flags=cv2.INTER_LINEAR)
@@ -657,13 +661,12 @@ def lookalikes(img: np.ndarray, rng: np.random.Generator) -> None:
 def _place(img: np.ndarray, patch: np.ndarray, rng: np.random.Generator, centre: tuple[float, float]) -> None:
     """Paste a uint8 patch into `img` (float), turned by a random angle about `centre`."""
     ph, pw = patch.shape[:2]
-    h, w = img.shape[:2]
-    m = cv2.getRotationMatrix2D((pw / 2, ph / 2), rng.uniform(0, 360), 1.0)
-    m[:, 2] += (centre[0] - pw / 2, centre[1] - ph / 2)
-    warped = cv2.warpAffine(patch, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)
-    mask = cv2.warpAffine(np.ones((ph, pw), np.float32), m, (w, h))[..., None]
-    img *= 1 - mask
-    img += warped * mask
+    t = math.radians(rng.uniform(0, 360))
+    c, s = math.cos(t), math.sin(t)
+    corners = [(-pw / 2, -ph / 2), (pw / 2, -ph / 2), (pw / 2, ph / 2), (-pw / 2, ph / 2)]
+    # Turned as cv2.getRotationMatrix2D turns (counter-clockwise on the screen).
+    quad = np.array([(centre[0] + x * c + y * s, centre[1] - x * s + y * c) for x, y in corners], np.float32)
+    _paste(img, patch, np.ones((ph, pw), np.float32), quad)
 
 
 def label(img: np.ndarray, rng: np.random.Generator) -> None:

@@ -967,5 +967,10 @@ if __name__ == "__main__":
     ap.add_argument("folder")
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=999)
+    ap.add_argument("--poly-scenes", type=float, default=POLY_SCENES,
+                    help=f"share of scenes with d10 and d20 among the d6 (default {POLY_SCENES})")
+    ap.add_argument("--lookalikes", type=float, default=LOOKALIKES,
+                    help=f"share of scenes with a keyboard or printed labels beside the dice (default {LOOKALIKES})")
     a = ap.parse_args()
+    POLY_SCENES, LOOKALIKES = a.poly_scenes, a.lookalikes
     write_folder(a.folder, a.n, a.seed)

@@ -1,8 +1,12 @@
 """vision.synth: labels consistent with the rendered scenes; the demo table's contract."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 
+import cv2
 import numpy as np
 import pytest
 
@@ -41,6 +45,24 @@ def test_lookalikes_appear_only_in_their_share_of_the_scenes(monkeypatch):
     for _ in range(40):
         synth.random_scene(rng, size=(320, 240))
     assert 10 <= len(drawn) <= 30
+
+
+def test_the_test_set_command_takes_the_shares_of_look_alikes_and_d10_d20(tmp_path):
+    def folder(*flags):
+        out = tmp_path / "-".join(flags or ("default",))
+        subprocess.run([sys.executable, "-m", "vision.synth", str(out), "--n", "3", "--seed", "5", *flags],
+                       check=True)
+        ann = json.loads((out / "annotations.json").read_text())
+        return ann, [cv2.imread(str(out / name)) for name in sorted(ann)]
+
+    ann, images = folder()
+    assert len(images) == 3
+    ann0, images0 = folder("--lookalikes", "0", "--poly-scenes", "0.3")
+    assert ann0 == ann and all(np.array_equal(a, b) for a, b in zip(images, images0))
+    _, with_lookalikes = folder("--lookalikes", "1")
+    assert not all(np.array_equal(a, b) for a, b in zip(images, with_lookalikes))
+    only_poly, _ = folder("--poly-scenes", "1")
+    assert any(len(d) == 6 for g in only_poly.values() for d in g["dice"])  # [box, face, sides]
 
 
 def test_a_keyboard_is_a_grid_of_keys_with_glyphs_and_no_labels():

@@ -9,6 +9,7 @@ import pytest
 
 from vision import synth
 from vision.background import Background
+from vision.detector import Detection
 from vision.settle import Roll, Settler
 
 SIZE = (640, 480)
@@ -121,16 +122,22 @@ def detector():
     return Detector(decision=0.0)
 
 
-def test_the_detector_takes_the_prints_for_dice(detector):
-    """Without the background the printed die and the printed pips are read as dice (this is
-    what the model is for), the token is not; the first frame is the tray, all background."""
+def test_every_print_is_background_whether_or_not_the_model_takes_it_for_a_die(detector):
+    """Without the background the printed die is read as a die (this is what the model is
+    for; models before the look-alikes of stage 10 took the printed pips for one too), the
+    token is not. The first frame is the tray, all background: a die reported on any of the
+    prints, by this model or another, is filtered."""
     image = frame([], 1)
     found = detector.detect(image)
-    assert sum(on_a_print(d.box) for d in found) >= 2, found
+    assert any(on_a_print(d.box) for d in found), found
+    half = DIE_PX / 2
+    on_each_print = [Detection((x - half, y - half, x + half, y + half), 6, 0.9) for x, y in PRINTS]
     background = Background()
     background.observe(image)
-    assert all(background.is_background(frame([], 2), d.box) for d in found)
-    assert background.filter(frame([], 3), found) == []
+    assert all(background.is_background(frame([], 2), d.box) for d in found + on_each_print)
+    assert background.filter(frame([], 3), found + on_each_print) == []
+    # ...and a die thrown there is not background.
+    assert background.filter(frame([("red", 2, *PIP_PRINT, 10.0)], 4), on_each_print[1:2]) == on_each_print[1:2]
 
 
 def test_prints_are_never_reported_and_every_thrown_die_is(detector):

@@ -720,6 +720,7 @@ def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
     board = np.empty((kh, kw, 3), np.uint8)  # 8 bits: OpenCV draws text on those only
     board[:] = np.clip(body, 0, 255)
     shade = tuple(float(v) for v in cap * 0.6)
+    cap, ink = tuple(float(v) for v in cap), tuple(float(v) for v in ink)
     for r in range(rows):
         x = edge + rng.uniform(0, 0.5) * pitch
         y = edge + r * pitch
@@ -729,7 +730,7 @@ def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
                 break
             p0, p1 = (int(x), int(y)), (int(x + width), int(y + key))
             cv2.rectangle(board, (p0[0], p0[1] + 2), (p1[0], p1[1] + 2), shade, -1, cv2.LINE_AA)
-            cv2.rectangle(board, p0, p1, tuple(float(v) for v in cap), -1, cv2.LINE_AA)
+            cv2.rectangle(board, p0, p1, cap, -1, cv2.LINE_AA)
             text = _KEY_GLYPHS[int(rng.integers(0, len(_KEY_GLYPHS)))]
             font = _KEY_FONTS[int(rng.integers(0, len(_KEY_FONTS)))]
             scale = key / rng.uniform(45, 90)
@@ -739,7 +740,7 @@ def keyboard(img: np.ndarray, rng: np.random.Generator) -> None:
                 org = (int(x + (width - tw) / 2), int(y + (key + th) / 2))
             else:
                 org = (int(x + key * 0.12), int(y + th + key * 0.12))
-            cv2.putText(board, text, org, font, scale, tuple(float(v) for v in ink), thick, cv2.LINE_AA)
+            cv2.putText(board, text, org, font, scale, ink, thick, cv2.LINE_AA)
             x += width + gap
     _place(img, board, rng, (rng.uniform(-0.1, 1.1) * w, rng.uniform(-0.1, 1.1) * h))
 

@@ -15,7 +15,9 @@ Training data: synthetic scenes from `vision.synth` (pre-rendered once into a po
 augmented), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
 dice; with val_every the validation images are left out) and `--centres DIR` (boxes
 around the pip pattern only: used for detector centres, without size, and for face crops
-with an estimated die size). torch is imported by this module only.
+with an estimated die size). With `--collages`, a share of the pool's scenes are real dice
+cut out of the `--real` photos and laid on rendered tables (`vision.cutouts`). torch is
+imported by this module only.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import evaluate, synth
+from vision import cutouts, evaluate, synth
 from vision.detector import CLASSES, class_of
 
 try:
@@ -202,9 +204,21 @@ def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return np.stack([cx - h, cy - h, cx + h, cy + h], 1)
 
 
+# Real dice cut out of the --real photos, for the pool's collages (`vision.cutouts`); set
+# before the pool is rendered and shared with its worker processes by fork.
+_CUTOUTS: list = []
+COLLAGES = 0.0  # share of the pool's scenes that are collages when there are cutouts
+
+
 def _scene_sample(seed_index: tuple[int, int]) -> Sample:
-    """Scene number `index` of the pool of `seed`: the same whichever process renders it."""
-    sc = synth.random_scene(np.random.default_rng(seed_index))
+    """Scene number `index` of the pool of `seed`: the same whichever process renders it.
+    Whether it is a collage is drawn apart, so the other scenes are those of a pool
+    without collages."""
+    rng = np.random.default_rng(seed_index)
+    if _CUTOUTS and np.random.default_rng((*seed_index, 1)).random() < COLLAGES:
+        sc = cutouts.collage(_CUTOUTS, rng)
+    else:
+        sc = synth.random_scene(rng)
     boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
     faces = np.array([lb[1] for lb in sc.labels], np.int64)
     sides = np.array([sc.sides_of(k) for k in range(len(sc.labels))], np.int64)
@@ -234,8 +248,8 @@ def load_pool(args) -> list[Sample]:
     if cache and cache.is_file():
         with open(cache, "rb") as f:
             pool = pickle.load(f)
-        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes and "
-              "--lookalikes do not change them)", flush=True)
+        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
+              "--lookalikes and --collages do not change them)", flush=True)
         return pool[: args.pool]
     pool = synth_pool(args.pool, args.seed + 100, args.workers)
     if cache:
@@ -726,6 +740,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lookalikes", type=float, default=synth.LOOKALIKES,
                    help="share of rendered scenes with a keyboard or printed labels beside the dice "
                         f"(not dice; default {synth.LOOKALIKES})")
+    p.add_argument("--collages", type=float, default=0.0,
+                   help="share of rendered scenes that are collages: real dice cut out of the --real photos "
+                        "and laid on rendered tables (default 0)")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -761,6 +778,13 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     real = [s for spec in args.real for s in load_real(spec, True)]
     centres = [s for spec in args.centres for s in load_real(spec, False)]
+    if args.collages > 0:
+        if not real:
+            raise SystemExit("--collages needs --real folders to cut the dice from")
+        global COLLAGES
+        COLLAGES = args.collages
+        _CUTOUTS[:] = cutouts.cut_all(real)
+        print(f"collages: {len(_CUTOUTS)} real dice cut out", flush=True)
     pool = load_pool(args) if args.pool else []
     if args.render_only:
         return 0

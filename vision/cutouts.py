@@ -10,9 +10,11 @@ recoloured and sometimes foreshortened, with their shadows, on a background of
 keyboards and labels ...), under the same light and camera faults as a rendered scene.
 
 Cutting: the tray's colour is read from a ring just outside the die's box; the die is
-what differs from it inside the box (closed, holes filled, its convex hull). A white die
-on a white tray differs only at its rim and pips; when the hull covers too little of the
-box, the die is taken as the rounded square inscribed in the box instead.
+what differs from it inside the box in colour, or is lighter, or much darker (a soft
+shadow on the tray is only a little darker): the largest such part, closed, and its
+convex hull. A white die on a white tray differs only at its rim and pips; when that hull
+covers too little of the box, GrabCut inside the box segments it, and when that fails
+too, the die is taken as the rounded square inscribed in the box.
 """
 from __future__ import annotations
 
@@ -133,7 +135,6 @@ def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, in
     recolour = rng.random() < 0.5
     sh_dir, sh_len, sh_strength = rng.uniform(0, 2 * math.pi), rng.uniform(0.03, 0.15), rng.uniform(0.15, 0.5)
     centres: list[tuple[float, float]] = []
-    quads = []
     for _ in range(n):
         for _try in range(40):
             cx, cy = rng.uniform(die_px * 0.4, w - die_px * 0.4), rng.uniform(die_px * 0.4, h - die_px * 0.4)

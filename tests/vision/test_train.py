@@ -95,3 +95,19 @@ def test_distillation_keeps_the_teachers_classes_only_where_it_knows_the_label()
     unknown = same.clone()
     unknown[2:, :7] = unknown[2:, :7].flip(1)  # disagreeing on d10/d20 examples costs nothing
     assert float(train._distillation(unknown, teacher, x, y)) < 1e-5
+
+
+def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_path, monkeypatch):
+    from vision import cutouts, train
+
+    with pytest.raises(SystemExit, match="--collages needs --real"):
+        train.main(["--collages", "0.3", "--pool", "2", "--render-only", "--out", str(tmp_path),
+                    "--work", str(tmp_path / "work")])
+    die = cutouts.Cutout(np.full((40, 40, 3), (0, 0, 255), np.float32), np.ones((40, 40), np.float32), 5)
+    plain = [train._scene_sample((7, i)) for i in range(12)]
+    monkeypatch.setattr(train, "_CUTOUTS", [die])
+    monkeypatch.setattr(train, "COLLAGES", 0.5)
+    mixed = [train._scene_sample((7, i)) for i in range(12)]
+    same = [np.array_equal(a.image, b.image) and np.array_equal(a.boxes, b.boxes) for a, b in zip(plain, mixed)]
+    assert 0 < sum(same) < 12  # the others are the very scenes of the pool without collages
+    assert all(set(m.faces.tolist()) <= {5} and len(m.faces) for m, s in zip(mixed, same) if not s)

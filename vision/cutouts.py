@@ -168,13 +168,12 @@ def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, in
         img *= (1 - sh_strength * shadow)[..., None]
     labels, kinds = [], []
     for c, q, outline in placed:
-        patch = _recolour(c.patch, rng) if recolour and rng.random() < 0.7 else c.patch
-        synth._paste(img, patch, c.alpha, q)
         x0, y0 = outline.min(0)
         x1, y1 = outline.max(0)
         box = (float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w)), float(min(y1, h)))
         if (box[2] - box[0]) < 0.6 * (x1 - x0) or (box[3] - box[1]) < 0.6 * (y1 - y0):
-            continue
+            continue  # mostly outside the frame: not laid at all (neither a die nor background)
+        synth._paste(img, _recolour(c.patch, rng) if recolour and rng.random() < 0.7 else c.patch, c.alpha, q)
         labels.append((box, c.face, "real"))
         kinds.append(c.sides)
     img = synth.degrade(synth._lighting(img, rng), rng)

@@ -765,6 +765,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-weight", type=float, default=0.75,
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)
+    if args.collages > 0 and not args.real:
+        raise SystemExit("--collages needs --real folders to cut the dice from")
     torch.set_num_threads(args.threads)
     synth.POLY_SCENES = args.poly_scenes
     synth.LOOKALIKES = args.lookalikes
@@ -779,8 +781,6 @@ def main(argv: list[str] | None = None) -> int:
     real = [s for spec in args.real for s in load_real(spec, True)]
     centres = [s for spec in args.centres for s in load_real(spec, False)]
     if args.collages > 0:
-        if not real:
-            raise SystemExit("--collages needs --real folders to cut the dice from")
         global COLLAGES
         COLLAGES = args.collages
         _CUTOUTS[:] = cutouts.cut_all(real)

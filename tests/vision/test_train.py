@@ -101,8 +101,9 @@ def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_
     from vision import cutouts, train
 
     with pytest.raises(SystemExit, match="--collages needs --real"):
-        train.main(["--collages", "0.3", "--pool", "2", "--render-only", "--out", str(tmp_path),
+        train.main(["--collages", "0.3", "--pool", "2", "--render-only", "--out", str(tmp_path / "out"),
                     "--work", str(tmp_path / "work")])
+    assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()  # nothing made
     die = cutouts.Cutout(np.full((40, 40, 3), (0, 0, 255), np.float32), np.ones((40, 40), np.float32), 5)
     plain = [train._scene_sample((7, i)) for i in range(12)]
     monkeypatch.setattr(train, "_CUTOUTS", [die])

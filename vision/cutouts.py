@@ -39,12 +39,8 @@ class Cutout:
 
 def _rounded_square(h: int, w: int, inset: float = 0.06) -> np.ndarray:
     m = np.zeros((h, w), np.uint8)
-    r = int(min(h, w) * 0.18)
     dx, dy = int(w * inset), int(h * inset)
-    cv2.rectangle(m, (dx + r, dy), (w - 1 - dx - r, h - 1 - dy), 255, -1)
-    cv2.rectangle(m, (dx, dy + r), (w - 1 - dx, h - 1 - dy - r), 255, -1)
-    for cx, cy in ((dx + r, dy + r), (w - 1 - dx - r, dy + r), (dx + r, h - 1 - dy - r), (w - 1 - dx - r, h - 1 - dy - r)):
-        cv2.circle(m, (cx, cy), r, 255, -1)
+    synth.fill_rounded_rect(m, dx, dy, w - 1 - dx, h - 1 - dy, int(min(h, w) * 0.18))
     return m
 
 
@@ -168,10 +164,8 @@ def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, in
         img *= (1 - sh_strength * shadow)[..., None]
     labels, kinds = [], []
     for c, q, outline in placed:
-        x0, y0 = outline.min(0)
-        x1, y1 = outline.max(0)
-        box = (float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w)), float(min(y1, h)))
-        if (box[2] - box[0]) < 0.6 * (x1 - x0) or (box[3] - box[1]) < 0.6 * (y1 - y0):
+        box = synth.clipped_box(outline, w, h)
+        if box is None:
             continue  # mostly outside the frame: not laid at all (neither a die nor background)
         synth._paste(img, _recolour(c.patch, rng) if recolour and rng.random() < 0.7 else c.patch, c.alpha, q)
         labels.append((box, c.face, "real"))

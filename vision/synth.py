@@ -80,18 +80,22 @@ class DieStyle:
 _mask_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
+def fill_rounded_rect(m: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int) -> None:
+    """Fill the rectangle from (x0, y0) to (x1, y1) (inclusive) with corners rounded by `r`
+    with 255 in the uint8 mask `m`."""
+    cv2.rectangle(m, (x0 + r, y0), (x1 - r, y1), 255, -1)
+    cv2.rectangle(m, (x0, y0 + r), (x1, y1 - r), 255, -1)
+    for cx, cy in ((x0 + r, y0 + r), (x1 - r, y0 + r), (x0 + r, y1 - r), (x1 - r, y1 - r)):
+        cv2.circle(m, (cx, cy), r, 255, -1)
+
+
 def _face_masks(corner: float) -> tuple[np.ndarray, np.ndarray]:
     """Alpha mask (rounded square) and distance-to-edge map of the canonical face."""
     key = (TEX, int(round(corner * 100)))
     if key not in _mask_cache:
         r = max(1, int(round(corner * TEX)))
         m = np.zeros((TEX * 4, TEX * 4), np.uint8)
-        s = TEX * 4
-        rr = r * 4
-        cv2.rectangle(m, (rr, 0), (s - 1 - rr, s - 1), 255, -1)
-        cv2.rectangle(m, (0, rr), (s - 1, s - 1 - rr), 255, -1)
-        for cx, cy in ((rr, rr), (s - 1 - rr, rr), (rr, s - 1 - rr), (s - 1 - rr, s - 1 - rr)):
-            cv2.circle(m, (cx, cy), rr, 255, -1)
+        fill_rounded_rect(m, 0, 0, TEX * 4 - 1, TEX * 4 - 1, r * 4)
         mask = cv2.resize(m, (TEX, TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
         dist = cv2.distanceTransform((mask > 0.5).astype(np.uint8), cv2.DIST_L2, 3) / TEX
         _mask_cache[key] = (mask, dist.astype(np.float32))
@@ -886,14 +890,24 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None) 
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if not (0 <= cx < w and 0 <= cy < h):
             continue
-        # A die cut by the frame's edge keeps its clipped box.
-        box = (float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w)), float(min(y1, h)))
-        if (box[2] - box[0]) < 0.6 * (x1 - x0) or (box[3] - box[1]) < 0.6 * (y1 - y0):
+        box = clipped_box(pts, w, h)
+        if box is None:
             continue  # mostly outside: neither a die nor background to learn from; keep it out
         labels.append((box, face, colour))
         kinds.append(sides)
     img = degrade(img, rng)
     return Scene(img, labels, kinds)
+
+
+def clipped_box(pts: np.ndarray, w: int, h: int) -> Box | None:
+    """The box of a die's outline `pts` in a w x h frame: a die cut by the frame's edge keeps
+    its clipped box; None when it is mostly outside (less than 60% of its width or height in)."""
+    x0, y0 = pts.min(0)
+    x1, y1 = pts.max(0)
+    box = (float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w)), float(min(y1, h)))
+    if (box[2] - box[0]) < 0.6 * (x1 - x0) or (box[3] - box[1]) < 0.6 * (y1 - y0):
+        return None
+    return box
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:

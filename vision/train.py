@@ -204,8 +204,8 @@ def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return np.stack([cx - h, cy - h, cx + h, cy + h], 1)
 
 
-# Real dice cut out of the --real photos, for the pool's collages (`vision.cutouts`); set
-# before the pool is rendered and shared with its worker processes by fork.
+# Real dice cut out of the --real photos, for the pool's collages (`vision.cutouts`); set by
+# `synth_pool` and shared with its worker processes by fork.
 _CUTOUTS: list = []
 COLLAGES = 0.0  # share of the pool's scenes that are collages when there are cutouts
 
@@ -225,10 +225,13 @@ def _scene_sample(seed_index: tuple[int, int]) -> Sample:
     return Sample(sc.image, boxes, faces, sides=sides)
 
 
-def synth_pool(n: int, seed: int, workers: int = 0) -> list[Sample]:
-    """`n` rendered scenes, in `workers` processes (0: in this one)."""
+def synth_pool(n: int, seed: int, workers: int = 0, cut: list | None = None, collages: float = 0.0) -> list[Sample]:
+    """`n` rendered scenes, in `workers` processes (0: in this one); a share `collages` of
+    them lay the real dice `cut` (`vision.cutouts.Cutout`) on rendered tables."""
     import multiprocessing
 
+    global COLLAGES
+    _CUTOUTS[:], COLLAGES = cut or [], collages
     t0 = time.time()
     jobs = [(seed, i) for i in range(n)]
     if workers:
@@ -240,8 +243,9 @@ def synth_pool(n: int, seed: int, workers: int = 0) -> list[Sample]:
     return out
 
 
-def load_pool(args) -> list[Sample]:
-    """The synthetic pool: rendered now, or read from --pool-cache (written when absent)."""
+def load_pool(args, real: list[Sample]) -> list[Sample]:
+    """The synthetic pool: rendered now (with --collages, of the dice cut out of `real`), or
+    read from --pool-cache (written when absent)."""
     import pickle
 
     cache = Path(args.pool_cache) if args.pool_cache else None
@@ -251,7 +255,11 @@ def load_pool(args) -> list[Sample]:
         print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
               "--lookalikes and --collages do not change them)", flush=True)
         return pool[: args.pool]
-    pool = synth_pool(args.pool, args.seed + 100, args.workers)
+    cut = []
+    if args.collages > 0:
+        cut = cutouts.cut_all(real)
+        print(f"collages: {len(cut)} real dice cut out", flush=True)
+    pool = synth_pool(args.pool, args.seed + 100, args.workers, cut, args.collages)
     if cache:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with open(cache.with_suffix(".tmp"), "wb") as f:
@@ -780,12 +788,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     real = [s for spec in args.real for s in load_real(spec, True)]
     centres = [s for spec in args.centres for s in load_real(spec, False)]
-    if args.collages > 0:
-        global COLLAGES
-        COLLAGES = args.collages
-        _CUTOUTS[:] = cutouts.cut_all(real)
-        print(f"collages: {len(_CUTOUTS)} real dice cut out", flush=True)
-    pool = load_pool(args) if args.pool else []
+    pool = load_pool(args, real) if args.pool else []
     if args.render_only:
         return 0
     rw = 1.0 - args.synth_weight

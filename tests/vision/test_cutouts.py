@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision import cutouts, synth
+from vision.evaluate import iou
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "byler"
 
@@ -36,8 +37,8 @@ def test_a_die_is_cut_out_of_its_tray_and_not_the_tray_around_it(colour, angle):
     x0, y0 = max(int(round(box[0])) - m, 0), max(int(round(box[1])) - m, 0)
     t = truth[y0:y0 + c.alpha.shape[0], x0:x0 + c.alpha.shape[1]].astype(bool)
     a = c.alpha > 0.5
-    iou = (a & t).sum() / (a | t).sum()
-    assert iou > 0.8, f"{colour} die cut with IoU {iou:.2f} against its outline"
+    overlap = (a & t).sum() / (a | t).sum()
+    assert overlap > 0.8, f"{colour} die cut with IoU {overlap:.2f} against its outline"
 
 
 def test_a_box_at_the_photos_edge_or_too_small_is_not_cut():
@@ -80,12 +81,6 @@ def test_every_die_laid_on_a_table_is_labelled_with_a_box_that_hugs_it(monkeypat
         assert all(face == 4 for _, face, _ in scene.labels) and scene.sides == [6] * len(scene.labels)
         for s in blobs:
             bx = (s[0], s[1], s[0] + s[2], s[1] + s[3])
-            best = max(scene.labels, key=lambda lb: _iou(lb[0], bx))
-            assert _iou(best[0], bx) > 0.7
+            best = max(scene.labels, key=lambda lb: iou(lb[0], bx))
+            assert iou(best[0], bx) > 0.7
 
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)

@@ -4,7 +4,9 @@ Two small models from `models/` (see models/MODEL.md):
 1. `dice_detector.onnx`, a tiny CenterNet on the whole frame resized so that its longer
    side is 384 px (padded to a multiple of 32 with grey): a centre heatmap, the log box
    size and the sub-cell offset at stride 4, decoded here (sigmoid, 3x3 peak picking,
-   threshold, boxes mapped back to the image's own pixels);
+   threshold, boxes mapped back to the image's own pixels). Two more passes cover the
+   sizes the main one misses: at 128 px for a close-up's big dice, and at 768 px for small
+   dice in a photo that has the detail (its longer side 768 px or more);
 2. `dice_classifier.onnx`, a tiny CNN on 48x48 crops around each found die (side 1.25x
    the box, cut from the full-resolution image), all crops in one batch: "not a die" or
    what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing 0-9, a d20
@@ -28,6 +30,14 @@ import cv2
 import numpy as np
 
 DET_LONG = 384
+#: Two more passes of the detector for dice outside the main pass's sizes (models/MODEL.md,
+#: "Close-ups and small dice"): at COARSE_LONG for a close-up's dice, kept when their side
+#: is at least BIG pixels at the main pass's scale; and, for a photo whose longer side is
+#: at least FINE_LONG, at FINE_LONG for dice of less than SMALL pixels at that scale.
+COARSE_LONG = 128
+BIG = 64
+FINE_LONG = 768
+SMALL = 20
 STRIDE = 4
 CROP = 48
 CROP_EXPAND = 1.25
@@ -181,23 +191,37 @@ class Detector:
 
     # -- stage 1: the heatmap detector ---------------------------------------------------
 
-    def _prepare(self, image: np.ndarray) -> tuple[np.ndarray, float]:
-        h, w = image.shape[:2]
-        scale = DET_LONG / max(h, w)
-        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-        # Area averaging for big reductions only: from 640 px (x0.6) bilinear reads the same
-        # (models/MODEL.md) at a sixth of the cost.
-        interp = cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR
-        small = cv2.resize(image, (nw, nh), interpolation=interp)
+    def _find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidate boxes (N x 4, image pixels), their scores, and which of them come from
+        the coarse pass (whole dice of a close-up, to be weighed against what the main pass
+        found inside them once all are read: `_nested`)."""
+        longest = max(image.shape[:2])
+        small, scale = _resized(image, DET_LONG)
+        boxes, scores = self._peaks(small, scale, image.shape)
+        if longest >= FINE_LONG:  # the photo has detail the main pass shrinks away
+            fine, fine_scores = self._peaks(*_resized(image, FINE_LONG), image.shape)
+            keep = _side(fine) * (DET_LONG / longest) < SMALL
+            boxes, scores = np.concatenate([boxes, fine[keep]]), np.concatenate([scores, fine_scores[keep]])
+        boxes, scores = _one_peak_each(boxes, scores)
+        coarse_small, k = _resized(small, COARSE_LONG)  # from the main pass's input: cheap
+        coarse, coarse_scores = self._peaks(coarse_small, scale * k, image.shape)
+        keep = _side(coarse) * (DET_LONG / longest) >= BIG
+        coarse, coarse_scores = coarse[keep], coarse_scores[keep]
+        if len(coarse) and len(boxes):  # a die both passes found is read once, from the main pass
+            same = (_deep_inside(coarse, boxes) & (_side(boxes)[None, :] >= 0.6 * _side(coarse)[:, None])).any(1)
+            coarse, coarse_scores = coarse[~same], coarse_scores[~same]
+        from_coarse = np.r_[np.zeros(len(boxes), bool), np.ones(len(coarse), bool)]
+        return (np.concatenate([boxes, coarse]).astype(np.float32),
+                np.concatenate([scores, coarse_scores]).astype(np.float32), from_coarse)
+
+    def _peaks(self, small: np.ndarray, scale: float, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """The detector's peaks on `small`, the image of `shape` resized by `scale`: boxes
+        in the image's own pixels and their scores."""
+        nh, nw = small.shape[:2]
         pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
         canvas = np.full((ph, pw, 3), PAD_VALUE, np.uint8)
         canvas[:nh, :nw] = small
-        x = canvas.astype(np.float32).transpose(2, 0, 1)[None]
-        return np.ascontiguousarray(x), scale
-
-    def _find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate boxes (N x 4, image pixels) and their scores."""
-        x, scale = self._prepare(image)
+        x = np.ascontiguousarray(canvas.astype(np.float32).transpose(2, 0, 1)[None])
         heat, size, off = self._det.run(None, {"image": x})
         heat = 1.0 / (1.0 + np.exp(-heat[0, 0]))
         peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
@@ -210,21 +234,10 @@ class Detector:
         bw = np.exp(size[0, 0, ys, xs]) * STRIDE
         bh = np.exp(size[0, 1, ys, xs]) * STRIDE
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1) / scale
-        h, w = image.shape[:2]
+        h, w = shape[:2]
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
-        order = np.argsort(-scores)
-        boxes, scores = boxes[order], scores[order]
-        # Two peaks for one die (rare): drop a weaker one whose centre lies deep inside a
-        # stronger box.
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        sides = boxes[:, 2:] - boxes[:, :2]
-        # inside[i, j]: centre i lies deep inside box j
-        inside = (np.abs(centres[:, None, :] - centres[None, :, :]) < 0.3 * sides[None, :, :]).all(2)
-        kept = np.zeros(len(scores), bool)
-        for i in range(len(scores)):
-            kept[i] = not (inside[i, :i] & kept[:i]).any()
-        return boxes[kept].astype(np.float32), scores[kept].astype(np.float32)
+        return boxes, scores
 
     # -- stage 2: the crop classifier ------------------------------------------------------
 
@@ -270,7 +283,7 @@ class Detector:
         with ``everything=False`` only those at or above the decision threshold (the others'
         colours are then not measured)."""
         image = _as_bgr(image_bgr)
-        boxes, scores = self._find(image)
+        boxes, scores, from_coarse = self._find(image)
         if len(boxes) == 0:
             return []
         crops = self._crops(image, boxes)
@@ -280,7 +293,9 @@ class Detector:
                 if taught is not None:
                     probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
         confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]
-        kept = _suppress(boxes, np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence))
+        rank = np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence)
+        nested = _nested(boxes, rank, from_coarse)
+        kept = nested & _suppress(boxes, np.where(nested, rank, -1.0))
         out: list[RawDetection] = []
         for b, sc, p, conf, keep in zip(boxes, scores, probs, confidence, kept):
             die_prob = 1.0 - float(p[0])
@@ -306,6 +321,59 @@ class Detector:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
         boxes in the image's own pixels: the candidates at or above the decision threshold."""
         return [r.detection() for r in self.detect_raw(image_bgr, everything=False)]
+
+
+def _resized(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """`image` resized so that its longer side is `long_side`, and the factor."""
+    h, w = image.shape[:2]
+    scale = long_side / max(h, w)
+    # Area averaging for big reductions only: from 640 px (x0.6) bilinear reads the same
+    # (models/MODEL.md) at a sixth of the cost.
+    interp = cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR
+    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=interp), scale
+
+
+def _side(boxes: np.ndarray) -> np.ndarray:
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+def _deep_inside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """[i, j]: the centre of box a[i] lies deep inside box b[j] (within 0.3 of b[j]'s
+    width and height of its centre)."""
+    ca, cb = (a[:, :2] + a[:, 2:]) / 2, (b[:, :2] + b[:, 2:]) / 2
+    return (np.abs(ca[:, None, :] - cb[None, :, :]) < 0.3 * (b[:, 2:] - b[:, :2])[None, :, :]).all(2)
+
+
+def _one_peak_each(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two peaks for one die (rare): a weaker one whose centre lies deep inside a stronger
+    box goes. Boxes come back strongest first."""
+    order = np.argsort(-scores)
+    boxes, scores = boxes[order], scores[order]
+    inside = _deep_inside(boxes, boxes)
+    kept = np.zeros(len(scores), bool)
+    for i in range(len(scores)):
+        kept[i] = not (inside[i, :i] & kept[:i]).any()
+    return boxes[kept], scores[kept]
+
+
+def _nested(boxes: np.ndarray, rank: np.ndarray, from_coarse: np.ndarray) -> np.ndarray:
+    """Which boxes to keep where a close-up's whole die (a coarse-pass box) holds the
+    centres of main-pass boxes (its pips or faces, or smaller dice): a die holds no other
+    die, so either it goes or they do, whichever was read with more confidence (`rank`,
+    -1 for "not a die")."""
+    keep = np.ones(len(boxes), bool)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    for i in np.nonzero(from_coarse)[0][np.argsort(-rank[from_coarse])]:
+        if not keep[i]:
+            continue
+        b = boxes[i]
+        inner = (~from_coarse & keep & (centres[:, 0] >= b[0]) & (centres[:, 0] <= b[2])
+                 & (centres[:, 1] >= b[1]) & (centres[:, 1] <= b[3]))
+        if rank[i] >= 0 and (not inner.any() or rank[i] > rank[inner].max()):
+            keep &= ~inner
+        else:
+            keep[i] = False
+    return keep
 
 
 def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:

@@ -272,7 +272,7 @@ def _model_readings(detector, image: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """Every box the detector finds (also those the classifier calls "not a die": an
     unknown logo often is), its crop, and the face the model alone reads there
     (`readings`: 0 for not a die, or unsure)."""
-    boxes, _ = detector._find(image)
+    boxes = detector._find(image)[0]
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if not len(boxes):
         return boxes, np.zeros((0, _CROP, _CROP, 3), np.uint8), np.zeros(0, np.int64)

@@ -276,7 +276,7 @@ def mine_hard_negatives(samples: list[Sample], model_dir: str, threshold: float 
     det = Detector(model_dir=model_dir, threads=1, colours=False, score_threshold=threshold)
     total = 0
     for s in samples:
-        boxes, _ = det._find(s.image)
+        boxes = det._find(s.image)[0]
         keep = []
         for b in boxes:
             cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2

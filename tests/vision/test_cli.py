@@ -56,8 +56,8 @@ def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(cap
     find, classify = detector.Detector._find, detector.Detector._classify
 
     def one_more(self, image):
-        boxes, scores = find(self, image)
-        return np.vstack([boxes, boxes[:1] + 200.0]), np.append(scores, 0.9)
+        boxes, scores, from_coarse = find(self, image)
+        return np.vstack([boxes, boxes[:1] + 200.0]), np.append(scores, 0.9), np.append(from_coarse, False)
 
     def unsure_of_the_last(self, crops):
         probs = classify(self, crops)

@@ -165,6 +165,47 @@ def test_a_die_found_twice_is_kept_once():
     assert _suppress(boxes, np.array([0.5, 0.95, 0.8, 0.2])).tolist() == [False, True, True, True]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_close_up_die_is_read_whole(detector, seed):
+    """One die across nearly half the frame: too big for the main pass (it finds its pips,
+    or nothing), found whole by the coarse pass."""
+    image, labels = _table(seed, n=1, die_px=300)
+    (box, face, _), = labels
+    dice = detector.detect(image)
+    assert [d.face for d in dice] == [face]
+    assert evaluate.iou(list(dice[0].box), list(box)) > 0.7
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_small_dice_in_a_big_photo_are_found(detector, seed):
+    """Dice of 45 px in a 3200x2400 photo are 5 px at the main pass's scale: the fine pass
+    finds them, and the crops from the full photo read them."""
+    image, labels = _table(seed, n=12, size=(3200, 2400), die_px=45)
+    gt = {"x": {"dice": [[*box, face] for box, face, _ in labels]}}
+    assert evaluate.score(gt, {"x": _as_json(detector.detect(image))})["end_to_end"] == 1.0
+
+
+def test_a_die_of_ordinary_size_is_read_from_the_main_pass_only(detector):
+    """The coarse pass sees the dice of an ordinary frame too: they are not read twice."""
+    image, _ = _table(3, n=10)
+    boxes, _, from_coarse = detector._find(image)
+    assert len(boxes) >= 10 and not from_coarse.any()
+
+
+def test_a_die_holds_no_other_die():
+    """A coarse-pass box (a close-up's whole die) and the main-pass boxes inside it: the
+    side read with more confidence stays; "not a die" (-1) never wins; boxes outside it
+    are not concerned."""
+    from vision.detector import _nested
+
+    boxes = np.array([[0, 0, 300, 300], [40, 40, 80, 80], [200, 200, 240, 240], [400, 0, 440, 40]], float)
+    coarse = np.array([True, False, False, False])
+    assert _nested(boxes, np.array([0.9, 0.5, 0.6, 0.3]), coarse).tolist() == [True, False, False, True]
+    assert _nested(boxes, np.array([0.9, 0.95, 0.6, 0.3]), coarse).tolist() == [False, True, True, True]
+    assert _nested(boxes, np.array([-1.0, -1.0, -1.0, 0.3]), coarse).tolist() == [False, True, True, True]
+    assert _nested(boxes[:1], np.array([0.4]), coarse[:1]).tolist() == [True]
+
+
 def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
     from vision import detector as D
 
@@ -177,7 +218,7 @@ def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
     probs[0, D.CLASSES.index((20, 17))], probs[0, D.CLASSES.index((20, 11))] = 0.6, 0.25  # 0.71 given a die
     probs[1, D.CLASSES.index((6, 4))], probs[1, D.CLASSES.index((6, 3))] = 0.6, 0.25  # as sure: a d6 is read
     monkeypatch.setattr(det, "_find", lambda image: (np.array([[10, 10, 60, 60], [100, 100, 150, 150]], np.float32),
-                                                     np.array([0.9, 0.9], np.float32)))
+                                                     np.array([0.9, 0.9], np.float32), np.zeros(2, bool)))
     monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
     d20, d6 = det.detect_raw(img)
     assert (d20.sides, d20.best_face, d20.sure, d20.face) == (20, 17, False, 0)

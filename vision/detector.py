@@ -196,12 +196,17 @@ class Detector:
         the coarse pass (whole dice of a close-up, to be weighed against what the main pass
         found inside them once all are read: `_nested`)."""
         longest = max(image.shape[:2])
-        small, scale = _resized(image, DET_LONG)
-        boxes, scores = self._peaks(small, scale, image.shape)
         if longest >= FINE_LONG:  # the photo has detail the main pass shrinks away
-            fine, fine_scores = self._peaks(*_resized(image, FINE_LONG), image.shape)
+            large, large_scale = _resized(image, FINE_LONG)
+            small, k = _resized(large, DET_LONG)  # one resize of a big photo, not two
+            scale = large_scale * k
+            boxes, scores = self._peaks(small, scale, image.shape)
+            fine, fine_scores = self._peaks(large, large_scale, image.shape)
             keep = _side(fine) * (DET_LONG / longest) < SMALL
             boxes, scores = np.concatenate([boxes, fine[keep]]), np.concatenate([scores, fine_scores[keep]])
+        else:
+            small, scale = _resized(image, DET_LONG)
+            boxes, scores = self._peaks(small, scale, image.shape)
         boxes, scores = _one_peak_each(boxes, scores)
         coarse_small, k = _resized(small, COARSE_LONG)  # from the main pass's input: cheap
         coarse, coarse_scores = self._peaks(coarse_small, scale * k, image.shape)

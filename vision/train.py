@@ -504,15 +504,34 @@ def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
     os.replace(tmp, path)
 
 
-def init_from_onnx(model: nn.Module, path: Path) -> None:
-    """Start from the weights of an exported model: fuse `model`'s BatchNorms (the export
-    folds them into the convolutions) and load the ONNX initializers, which carry the
-    same names. Fine-tuning then runs without BatchNorm."""
+def onnx_weights(path: Path) -> dict[str, np.ndarray]:
+    """The float weights of an exported model by name; those of a model quantised by
+    `vision.quantize` (8-bit integers, a scale and zero point per channel) dequantised."""
     import onnx
     from onnx import numpy_helper
 
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i).copy() for i in graph.initializer}
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or not all(n in weights for n in node.input[:3]):
+            continue
+        q, scale, zero = (weights[n] for n in node.input[:3])
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        shape = [1] * q.ndim
+        if scale.ndim:
+            shape[axis] = -1
+        w = (q.astype(np.float32) - zero.astype(np.float32).reshape(shape)) * scale.astype(np.float32).reshape(shape)
+        weights[node.output[0].removesuffix("_DequantizeLinear_Output")] = np.asarray(w)
+    return weights
+
+
+def init_from_onnx(model: nn.Module, path: Path) -> None:
+    """Start from the weights of an exported model: fuse `model`'s BatchNorms (the export
+    folds them into the convolutions) and load the ONNX initializers, which carry the
+    same names (dequantised from an 8-bit one, `onnx_weights`). Fine-tuning then runs
+    without BatchNorm."""
     fuse_all(model)
-    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(path)).graph.initializer}
+    weights = {k: torch.from_numpy(v) for k, v in onnx_weights(path).items()}
     own = model.state_dict()
     missing = set(own) - set(weights)
     if missing:

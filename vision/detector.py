@@ -139,13 +139,14 @@ class Detector:
     `views`: each crop is read as it is and turned by `views - 1` quarter turns, and the
     class probabilities averaged (default 2: one more die right in 274 on the Byler
     validation split for about 2 ms a frame; see models/MODEL.md); `decision`: the least
-    confidence of a die `detect()` reports; `faces`: a `vision.faces.FaceBook` of this
-    table's own faces (`dicetable teach`), which override the classifier where it knows
-    the face.
+    confidence of a die `detect()` reports; `score_threshold`: the least detector score of
+    a candidate (default: the decision threshold, since a die's confidence is at most its
+    score); `faces`: a `vision.faces.FaceBook` of this table's own faces (`dicetable
+    teach`), which override the classifier where it knows the face.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
-                 score_threshold: float = 0.4, die_threshold: float = 0.5, face_min: float = 0.6,
+                 score_threshold: float = DECISION, die_threshold: float = 0.5, face_min: float = 0.6,
                  views: int = 2, decision: float = DECISION, faces=None):
         import onnxruntime as ort
 

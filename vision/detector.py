@@ -370,8 +370,6 @@ def _nested(boxes: np.ndarray, rank: np.ndarray, from_coarse: np.ndarray) -> np.
     keep = np.ones(len(boxes), bool)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     for i in np.nonzero(from_coarse)[0][np.argsort(-rank[from_coarse])]:
-        if not keep[i]:
-            continue
         b = boxes[i]
         inner = (~from_coarse & keep & (centres[:, 0] >= b[0]) & (centres[:, 0] <= b[2])
                  & (centres[:, 1] >= b[1]) & (centres[:, 1] <= b[3]))

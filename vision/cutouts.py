@@ -106,6 +106,27 @@ def cut_all(samples) -> list[Cutout]:
     return out
 
 
+def cut_folder(folder, which: str = "all") -> list[Cutout]:
+    """Every die of a labelled folder (whole-die boxes; `which`: "all", "train" or "val",
+    the split of `vision.evaluate.split`) that can be cut: real dice never trained on, when
+    it is a validation split, for a test set of real dice on other tables."""
+    from pathlib import Path
+
+    from vision import evaluate
+
+    gt = evaluate.select(evaluate.load_annotations(folder), which)
+    out = []
+    for name in sorted(gt):
+        image = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"cannot read {folder}/{name}")
+        for d in gt[name]["dice"]:
+            c = cut(image, d[:4], int(d[4]), int(d[5]) if len(d) > 5 else 6)
+            if c is not None:
+                out.append(c)
+    return out
+
+
 def _recolour(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A die of another colour: the hue turned (white and black dice stay so)."""
     hsv = cv2.cvtColor(np.clip(patch, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV).astype(np.float32)

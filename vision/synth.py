@@ -986,6 +986,26 @@ if __name__ == "__main__":
                     help=f"share of scenes with d10 and d20 among the d6 (default {POLY_SCENES})")
     ap.add_argument("--lookalikes", type=float, default=LOOKALIKES,
                     help=f"share of scenes with a keyboard or printed labels beside the dice (default {LOOKALIKES})")
+    ap.add_argument("--collages-of", metavar="FOLDER[:SPLIT]",
+                    help="real dice instead of drawn ones: every die of a labelled folder (with :val, "
+                         ":train or :all, that split of it; default all) cut out and laid on rendered "
+                         "tables (vision.cutouts)")
     a = ap.parse_args()
     POLY_SCENES, LOOKALIKES = a.poly_scenes, a.lookalikes
-    write_folder(a.folder, a.n, a.seed)
+    scene_of = None
+    if a.collages_of:
+        import vision.synth as synth_module  # the module cutouts draws with (this one runs as __main__)
+        from vision import cutouts
+
+        synth_module.POLY_SCENES, synth_module.LOOKALIKES = a.poly_scenes, a.lookalikes
+        source, _, which = a.collages_of.partition(":")
+        if which not in ("", "all", "train", "val"):
+            ap.error(f"--collages-of {a.collages_of}: the split is all, train or val")
+        try:
+            cuts = cutouts.cut_folder(source, which or "all")
+        except (OSError, ValueError) as exc:
+            ap.error(f"--collages-of: {exc}")
+        if not cuts:
+            ap.error(f"--collages-of: no die of {a.collages_of} could be cut out")
+        scene_of = lambda rng: cutouts.collage(cuts, rng)  # noqa: E731
+    write_folder(a.folder, a.n, a.seed, scene_of)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -84,3 +86,19 @@ def test_every_die_laid_on_a_table_is_labelled_with_a_box_that_hugs_it(monkeypat
             best = max(scene.labels, key=lambda lb: iou(lb[0], bx))
             assert iou(best[0], bx) > 0.7
 
+
+
+def test_a_test_set_of_real_dice_on_rendered_tables_from_a_labelled_folder(tmp_path):
+    """`python -m vision.synth --collages-of FOLDER:val`: the dice of that split only,
+    cut out and laid on rendered tables, written as a labelled folder."""
+    gt = json.loads((FIXTURES / "annotations.json").read_text())
+    assert len(cutouts.cut_folder(FIXTURES)) >= 0.9 * sum(len(g["dice"]) for g in gt.values())
+    assert cutouts.cut_folder(FIXTURES, "val") == []  # three photos: none is the 5th
+    out = tmp_path / "collages"
+    subprocess.run([sys.executable, "-m", "vision.synth", str(out), "--n", "2", "--seed", "3",
+                    "--collages-of", str(FIXTURES)], check=True)
+    ann = json.loads((out / "annotations.json").read_text())
+    assert len(ann) == 2 and all(g["dice"] for g in ann.values())
+    bad = subprocess.run([sys.executable, "-m", "vision.synth", str(tmp_path / "x"), "--collages-of",
+                          f"{FIXTURES}:val"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no die" in bad.stderr

@@ -4,9 +4,10 @@
 export of `vision.train`) with onnxruntime's static quantisation: weights as 8-bit
 integers per output channel, activations as 8-bit integers with ranges calibrated on the
 crops the detector in MODEL_DIR cuts from rendered scenes (`vision.synth`, fixed seeds:
-the same float model always gives the same 8-bit one, and no photos are needed). The
-classifier then runs in about half the time on CPUs with 8-bit dot products (x86 VNNI,
-ARMv8.2 and later) and reads the same (models/MODEL.md, "Speed").
+the same float model always gives the same 8-bit one, and no photos are needed). On an
+x86 CPU with 8-bit dot products (VNNI) the classifier then runs in about half the time,
+and reads within a die of the float one on every test set (models/MODEL.md); on a Pi's
+ARM cores it was not measured.
 
 The detector stays in floats: its depthwise convolutions run slower in 8 bits.
 `vision.train --init-from` and `--teacher` read both kinds of classifier.

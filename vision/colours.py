@@ -215,13 +215,25 @@ def _body_colour(pixels: np.ndarray) -> np.ndarray:
     step = max(1, len(pixels) // _MAX_BODY_PIXELS)
     kept = pixels[::step]  # big dice: a regular sample of their pixels is enough
     for _ in range(2):
-        # Order statistics by partition (cheaper than np.median / np.quantile's sorts).
+        # Order statistics by partition (cheaper than np.median / np.quantile's sorts), on
+        # squared distances (the same order as the distances, without their square roots).
         centre = np.partition(kept, len(kept) // 2, axis=0)[len(kept) // 2]
-        dist = np.linalg.norm(kept - centre, axis=1)
+        offset = kept - centre
+        dist = np.einsum("ij,ij->i", offset, offset)
         k = int(_KEEP * (len(dist) - 1))
         limit = np.partition(dist, k)[k]
         kept = kept[dist <= limit]
     return kept.mean(axis=0)
+
+
+def _median(pixels: np.ndarray) -> np.ndarray:
+    """np.median(pixels, axis=0) by one partition (a third of its time on small arrays)."""
+    n = len(pixels)
+    half = n // 2
+    if n % 2:
+        return np.partition(pixels, half, axis=0)[half]
+    part = np.partition(pixels, (half - 1, half), axis=0)
+    return (part[half - 1] + part[half]) / 2
 
 
 def describe(
@@ -274,7 +286,7 @@ def _describe(
     mask[hy0 - oy0 : hy1 - oy0, hx0 - ox0 : hx1 - ox0] = False
     ring = lab[mask]
     if len(ring) >= 16:
-        background = np.median(ring, axis=0)
+        background = _median(ring)
         background_distance = float(np.linalg.norm(body - background))
         background_t: tuple[float, float, float] | None = tuple(float(v) for v in background)
         lightest = max(float(body[0]), float(background[0]))

@@ -82,15 +82,17 @@ def frames(photos: list[tuple[np.ndarray, list]], kind: str, value, per_kind: in
 
 
 def measure(detector, photos: list[tuple[np.ndarray, list]]) -> list[dict]:
-    """One result per kind of frame: its name and `evaluate.score`'s figures."""
+    """One result per kind of frame: its name and `evaluate.score`'s figures, the dice
+    scored as `dicetable evaluate` scores them (an unsure die by its most likely face)."""
+    from vision.cli import dice_json
+
     results = []
     for kind, values in (("tiled", TILES), ("close-up", SHARES)):
         for value in values:
             gt, found = {}, {}
             for i, (frame, dice) in enumerate(frames(photos, kind, value)):
                 gt[str(i)] = {"dice": dice}
-                found[str(i)] = [{"box": list(r.box), "face": r.face, "confidence": r.confidence, "sides": r.sides}
-                                 for r in detector.detect(frame)]
+                found[str(i)] = [dice_json(r) for r in detector.detect_raw(frame, everything=False)]
             score = evaluate.score(gt, found)
             name = f"tiled {value}x{value}" if kind == "tiled" else f"close-up, die {value} of the frame"
             results.append({"frames": name, "images": len(gt),

@@ -47,6 +47,9 @@ STRIDE = 4
 CROP = 48  # classifier input side
 CROP_EXPAND = 1.25
 NOT_A_DIE = 0
+#: Share of the "not a die" crops taken inside a die, at INSIDE_SIZE of its crop's side.
+INSIDE_SHARE = 0.25
+INSIDE_SIZE = (0.08, 0.35)
 
 
 # ---------------------------------------------------------------------------------------
@@ -398,6 +401,14 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         cy = (b[1] + b[3]) / 2 + rng.uniform(-0.07, 0.07) * side
         sides = getattr(s, "sides", None)  # a pool cached before d10 and d20: all d6
         label = class_of(int(sides[i]) if sides is not None else 6, int(s.faces[i]))
+    elif n and rng.random() < INSIDE_SHARE:
+        # Part of a die: a pip or a patch of its face, closer than any whole die is seen
+        # (a close-up's pips must not read as dice showing 1).
+        label = NOT_A_DIE
+        b = s.boxes[int(rng.integers(0, n))]
+        side = max(b[2] - b[0], b[3] - b[1]) * CROP_EXPAND * rng.uniform(*INSIDE_SIZE)
+        cx = b[0] + (b[2] - b[0]) * rng.uniform(0.2, 0.8)
+        cy = b[1] + (b[3] - b[1]) * rng.uniform(0.2, 0.8)
     elif getattr(s, "hard", None) is not None and len(s.hard) and rng.random() < 0.5:
         # A hard negative: where a detector fired on something that is not a die.
         label = NOT_A_DIE

@@ -137,3 +137,22 @@ def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_
     same = [np.array_equal(a.image, b.image) and np.array_equal(a.boxes, b.boxes) for a, b in zip(plain, mixed)]
     assert 0 < sum(same) < 12  # the others are the very scenes of the pool without collages
     assert all(set(m.faces.tolist()) <= {5} and len(m.faces) for m, s in zip(mixed, same) if not s)
+
+
+def test_some_not_a_die_crops_are_parts_of_a_die_closer_than_any_die_is_seen(monkeypatch):
+    """A close-up's pips must not read as dice showing 1: crops inside a die, a fraction of
+    its size, are "not a die" examples."""
+    from vision import train
+
+    image = np.zeros((400, 400, 3), np.uint8)
+    image[100:300, 100:300] = 255  # a white die on a black table
+    sample = train.Sample(image, np.array([[100, 100, 300, 300]]), np.array([1]))
+    monkeypatch.setattr(train, "colour_jitter", lambda crop, rng: crop)
+    monkeypatch.setattr(train, "INSIDE_SHARE", 1.0)
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        crop, label = train.crop_example(sample, rng, negative=True)
+        assert label == train.NOT_A_DIE
+        middle = crop[train.CROP // 2 - 2: train.CROP // 2 + 2, train.CROP // 2 - 2: train.CROP // 2 + 2]
+        assert middle.min() > 200  # centred on the die
+        assert (crop.min(axis=2) > 200).mean() > 0.5  # mostly the die's face, not its outline

@@ -387,6 +387,21 @@ def det_example(s: Sample, rng: np.random.Generator, size: int):
     return out, heat, sizes, offs, mask
 
 
+def _pip_spot(img: np.ndarray, b) -> tuple[float, float] | None:
+    """The centre of the spot inside die box `b` (its middle 70%) that differs most from
+    the face's median colour: a pip, on most dice. None for a box too small."""
+    w, h = b[2] - b[0], b[3] - b[1]
+    x0, y0 = int(max(b[0] + 0.15 * w, 0)), int(max(b[1] + 0.15 * h, 0))
+    x1, y1 = int(min(b[2] - 0.15 * w, img.shape[1])), int(min(b[3] - 0.15 * h, img.shape[0]))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    face = img[y0:y1, x0:x1].astype(np.float32)
+    differs = np.abs(face - np.median(face.reshape(-1, 3), axis=0)).sum(axis=2)
+    k = max(1, int(max(w, h) / 12)) | 1
+    y, x = np.unravel_index(np.argmax(cv2.blur(differs, (k, k))), differs.shape)
+    return x0 + float(x), y0 + float(y)
+
+
 def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
     """One classifier crop (CROP x CROP, float32) and its class (0 = not a die)."""
     img = s.image
@@ -407,8 +422,12 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         label = NOT_A_DIE
         b = s.boxes[int(rng.integers(0, n))]
         side = max(b[2] - b[0], b[3] - b[1]) * CROP_EXPAND * rng.uniform(*INSIDE_SIZE)
-        cx = b[0] + (b[2] - b[0]) * rng.uniform(0.2, 0.8)
-        cy = b[1] + (b[3] - b[1]) * rng.uniform(0.2, 0.8)
+        spot = _pip_spot(img, b) if rng.random() < 0.5 else None
+        if spot is not None:  # centred on a pip, as a close-up's main pass boxes them
+            cx, cy = spot[0] + rng.uniform(-0.1, 0.1) * side, spot[1] + rng.uniform(-0.1, 0.1) * side
+        else:
+            cx = b[0] + (b[2] - b[0]) * rng.uniform(0.2, 0.8)
+            cy = b[1] + (b[3] - b[1]) * rng.uniform(0.2, 0.8)
     elif getattr(s, "hard", None) is not None and len(s.hard) and rng.random() < 0.5:
         # A hard negative: where a detector fired on something that is not a die.
         label = NOT_A_DIE

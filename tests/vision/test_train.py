@@ -1,6 +1,7 @@
 """A tiny end-to-end training run (only where torch is installed: the `train` extra)."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -146,13 +147,17 @@ def test_some_not_a_die_crops_are_parts_of_a_die_closer_than_any_die_is_seen(mon
 
     image = np.zeros((400, 400, 3), np.uint8)
     image[100:300, 100:300] = 255  # a white die on a black table
+    cv2.circle(image, (150, 250), 15, (0, 0, 255), -1)  # its one pip, off-centre
     sample = train.Sample(image, np.array([[100, 100, 300, 300]]), np.array([1]))
     monkeypatch.setattr(train, "colour_jitter", lambda crop, rng: crop)
     monkeypatch.setattr(train, "INSIDE_SHARE", 1.0)
     rng = np.random.default_rng(3)
+    on_pip = 0
     for _ in range(50):
         crop, label = train.crop_example(sample, rng, negative=True)
         assert label == train.NOT_A_DIE
         middle = crop[train.CROP // 2 - 2: train.CROP // 2 + 2, train.CROP // 2 - 2: train.CROP // 2 + 2]
-        assert middle.min() > 200  # centred on the die
-        assert (crop.min(axis=2) > 200).mean() > 0.5  # mostly the die's face, not its outline
+        assert middle.max(axis=2).min() > 200  # centred on the die: white or red, never the table
+        assert (crop.max(axis=2) > 200).mean() > 0.5  # mostly the die's face, not its outline
+        on_pip += bool((middle[..., 0] < 50).all())
+    assert 10 <= on_pip <= 40  # about half centred on the pip, as a close-up's main pass boxes it

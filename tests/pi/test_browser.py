@@ -106,6 +106,34 @@ def test_a_round_in_chromium(served, browser):
     assert problems == []
 
 
+def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(served, browser):
+    """The page moves while Aki holds her virtual button (an update pushes the button away
+    from under the pointer): the hold goes on until the finger lifts, as on the real button,
+    instead of being cut short by the pointer leaving the button."""
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    page.goto(f"{root}/seat/{appliance.table.record.tokens['Aki']}")
+    button = page.locator("#button-Aki")
+    button.hover()
+    box = button.bounding_box()
+    with page.expect_response(lambda r: r.url.endswith("/demo/press/Aki")):
+        page.mouse.down()
+    button.evaluate("b => b.parentNode.insertBefore(Object.assign(document.createElement('div'), "
+                    "{style: 'height: 300px'}), b)")
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 1)
+    assert page.evaluate("document.elementFromPoint(%f, %f) !== document.getElementById('button-Aki')"
+                         % (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 1))
+    assert button.evaluate("b => b.classList.contains('pressed')")  # still held
+    clock.advance(1.5)
+    with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):
+        page.mouse.up()
+    assert not button.evaluate("b => b.classList.contains('pressed')")
+    from playwright.sync_api import expect
+
+    expect(page.locator("#my-led")).to_have_text("locked")  # the whole hold counted
+    page.close()
+
+
 def test_a_refused_button_says_why(served, browser):
     from playwright.sync_api import expect
 

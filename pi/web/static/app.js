@@ -100,7 +100,16 @@
     var down = false;
     var queue = Promise.resolve();
     function send(url) { queue = queue.then(function () { return post(url); }); }
-    function press(e) { e.preventDefault(); if (down) { return; } down = true; button.classList.add("pressed"); send("/demo/press/" + seat); }
+    function press(e) {
+      e.preventDefault();
+      if (down) { return; }
+      down = true;
+      // Held on the button until the finger lifts: a page update that moves the button
+      // under a holding finger must not release it (it would cut a hold short).
+      if (button.setPointerCapture) { try { button.setPointerCapture(e.pointerId); } catch (err) { /* no pointer */ } }
+      button.classList.add("pressed");
+      send("/demo/press/" + seat);
+    }
     function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); send("/demo/release/" + seat); }
     button.addEventListener("pointerdown", press);
     button.addEventListener("pointerup", release);

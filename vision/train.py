@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision import cutouts, evaluate, synth
+from vision.light import _middle
 from vision.detector import CLASSES, class_of
 
 try:
@@ -390,14 +391,12 @@ def det_example(s: Sample, rng: np.random.Generator, size: int):
 def _pip_spot(img: np.ndarray, b) -> tuple[float, float] | None:
     """The centre of the spot inside die box `b` (its middle 70%) that differs most from
     the face's median colour: a pip, on most dice. None for a box too small."""
-    w, h = b[2] - b[0], b[3] - b[1]
-    x0, y0 = int(max(b[0] + 0.15 * w, 0)), int(max(b[1] + 0.15 * h, 0))
-    x1, y1 = int(min(b[2] - 0.15 * w, img.shape[1])), int(min(b[3] - 0.15 * h, img.shape[0]))
+    x0, y0, x1, y1 = _middle(tuple(b), 0.7, img.shape[1], img.shape[0])
     if x1 - x0 < 4 or y1 - y0 < 4:
         return None
     face = img[y0:y1, x0:x1].astype(np.float32)
     differs = np.abs(face - np.median(face.reshape(-1, 3), axis=0)).sum(axis=2)
-    k = max(1, int(max(w, h) / 12)) | 1
+    k = max(1, int(max(b[2] - b[0], b[3] - b[1]) / 12)) | 1
     y, x = np.unravel_index(np.argmax(cv2.blur(differs, (k, k))), differs.shape)
     return x0 + float(x), y0 + float(y)
 

@@ -116,13 +116,14 @@ def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(s
     button = page.locator("#button-Aki")
     button.hover()
     box = button.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 1  # where the finger stays
     with page.expect_response(lambda r: r.url.endswith("/demo/press/Aki")):
         page.mouse.down()
     button.evaluate("b => b.parentNode.insertBefore(Object.assign(document.createElement('div'), "
                     "{style: 'height: 300px'}), b)")
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 1)
-    assert page.evaluate("document.elementFromPoint(%f, %f) !== document.getElementById('button-Aki')"
-                         % (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 1))
+    page.mouse.move(x, y)
+    assert page.evaluate("([x, y]) => document.elementFromPoint(x, y) !== document.getElementById('button-Aki')",
+                         [x, y])
     assert button.evaluate("b => b.classList.contains('pressed')")  # still held
     clock.advance(1.5)
     with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):

@@ -64,6 +64,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import ArrayLike
 
 from vision.evaluate import iou
 from vision.light import _INNER, SceneLight, _clip_box, _Correction, _middle, estimate_light
@@ -162,7 +163,7 @@ CALIBRATION_MIN_SEPARATION = 1.0
 # box that is measured.
 _BAND = 0.76  # the outer band of the box (outside its central 76%) is searched for glints
 _RING = (0.10, 0.40)  # ring around the box, as fractions of the die's size
-_MAX_SIDE = 32  # pixels across die + ring that colour statistics are measured on
+_MAX_SIDE = 24  # at least (and under twice) this many pixels across die + ring are measured
 _KEEP = 0.60  # fraction of pixels nearest the median kept as body in each round
 _MAX_BODY_PIXELS = 1200  # at most about this many pixels are used for the body colour
 
@@ -254,14 +255,17 @@ def _patch(image_bgr: np.ndarray, box: Sequence[float]) -> tuple[np.ndarray, tup
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {tuple(box)} is empty: expected (x0, y0, x1, y1) with x1 > x0 and y1 > y0")
     # Colour statistics need no more than ~_MAX_SIDE pixels across the die and its ring:
-    # measure on an area-averaged copy of just that patch (a die of 150 px, or a 12 MP
-    # photo, costs the same as a small one).
+    # measure on a copy of just that patch averaged over k x k blocks (a whole factor is
+    # a third of the cost of any other; a die of 150 px, or a 12 MP photo, costs the same
+    # as a small one).
     ox0, oy0, ox1, oy1 = _clip_box((x0, y0, x1, y1), _RING[1], width, height)
-    scale = _MAX_SIDE / max(ox1 - ox0, oy1 - oy0, 1)
-    if scale < 1.0 and (x1 - x0) * scale >= 8 and (y1 - y0) * scale >= 8:
-        patch = cv2.resize(image_bgr[oy0:oy1, ox0:ox1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        sy, sx = patch.shape[0] / (oy1 - oy0), patch.shape[1] / (ox1 - ox0)
-        return patch, ((x0 - ox0) * sx, (y0 - oy0) * sy, (x1 - ox0) * sx, (y1 - oy0) * sy)
+    k = int(max(ox1 - ox0, oy1 - oy0) // _MAX_SIDE)
+    while k > 1 and min(x1 - x0, y1 - y0) < 8 * k:
+        k -= 1
+    if k > 1:
+        w, h = (ox1 - ox0) // k, (oy1 - oy0) // k
+        patch = cv2.resize(image_bgr[oy0 : oy0 + h * k, ox0 : ox0 + w * k], (w, h), interpolation=cv2.INTER_AREA)
+        return patch, ((x0 - ox0) / k, (y0 - oy0) / k, (x1 - ox0) / k, (y1 - oy0) / k)
     return image_bgr, (x0, y0, x1, y1)
 
 
@@ -287,8 +291,8 @@ def _describe(
     ring = lab[mask]
     if len(ring) >= 16:
         background = _median(ring)
-        background_distance = float(np.linalg.norm(body - background))
-        background_t: tuple[float, float, float] | None = tuple(float(v) for v in background)
+        background_t: tuple[float, float, float] | None = tuple(background.tolist())
+        background_distance = math.dist(body.tolist(), background_t)
         lightest = max(float(body[0]), float(background[0]))
         tinted = _tinted(body, background)
         see_through = background_distance <= SEE_THROUGH_DISTANCE or tinted
@@ -306,7 +310,7 @@ def _describe(
         lit = (band_pixels[:, 0] > lightest + GLINT_LIGHTER) & (
             np.hypot(band_pixels[:, 1], band_pixels[:, 2]) < GLINT_MAX_CHROMA
         )
-        glints = float(lit.mean())
+        glints = np.count_nonzero(lit) / len(lit)
     L, a, b = (float(v) for v in body)
     return ColourDescriptor(
         lab=(L, a, b),
@@ -340,14 +344,22 @@ def _bgr_to_lab(bgr: Sequence[int]) -> tuple[float, float, float]:
     return float(L), float(a), float(b)
 
 
-def _differences(lab: Sequence[float], centre: Sequence[float]) -> tuple[float, float, float]:
-    """(dL, dC, dH) between two Lab colours, dH the CIE94 hue difference."""
-    L1, a1, b1 = lab
-    L2, a2, b2 = centre
-    dL = L1 - L2
-    dC = math.hypot(a1, b1) - math.hypot(a2, b2)
-    dH2 = (a1 - a2) ** 2 + (b1 - b2) ** 2 - dC**2
-    return dL, dC, math.sqrt(max(dH2, 0.0))
+def _differences(lab: ArrayLike, centre: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(dL, dC, dH) between Lab colours (arrays of ... x 3, broadcast against each other),
+    dH the CIE94 hue difference."""
+    lab, centre = np.asarray(lab, np.float64), np.asarray(centre, np.float64)
+    dL = lab[..., 0] - centre[..., 0]
+    dC = np.hypot(lab[..., 1], lab[..., 2]) - np.hypot(centre[..., 1], centre[..., 2])
+    dH2 = np.square(lab[..., 1:] - centre[..., 1:]).sum(-1) - dC**2
+    return dL, dC, np.sqrt(np.maximum(dH2, 0.0))
+
+
+def _distances(labs: ArrayLike, centres: ArrayLike, scales: ArrayLike) -> np.ndarray:
+    """Normalised distances (N x M, accepted when <= 1) of N Lab colours from M ellipsoids
+    (their centres and their scales (sL, sC, sH), M x 3 each)."""
+    dL, dC, dH = _differences(np.asarray(labs, np.float64)[:, None], np.asarray(centres, np.float64)[None])
+    sL, sC, sH = np.asarray(scales, np.float64).T
+    return np.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2)
 
 
 @dataclass(frozen=True)
@@ -367,11 +379,8 @@ class ColourEntry:
         with `first_only` its first): accepted when <= 1."""
         if self.see_through:
             return math.inf
-        best = math.inf
-        for centre, (sL, sC, sH) in ((self.lab, self.scales), *(() if first_only else self.also)):
-            dL, dC, dH = _differences(lab, centre)
-            best = min(best, math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2))
-        return best
+        ellipsoids = ((self.lab, self.scales), *(() if first_only else self.also))
+        return float(_distances([lab], [c for c, _ in ellipsoids], [sc for _, sc in ellipsoids]).min())
 
     def to_json(self) -> dict:
         if self.see_through:
@@ -391,6 +400,17 @@ class ColourTable:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ColourTableError(f"colour table names {', '.join(duplicates)} more than once")
+        # Every ellipsoid of every solid colour as rows of arrays: the dice of a frame are
+        # measured against all of them at once (`_nearest`).
+        rows = [
+            (i, centre, scales)
+            for i, e in enumerate(self.entries)
+            if not e.see_through
+            for centre, scales in ((e.lab, e.scales), *e.also)
+        ]
+        self._owner = [i for i, _, _ in rows]
+        self._centres = np.array([c for _, c, _ in rows], np.float64).reshape(-1, 3)
+        self._scales = np.array([s for _, _, s in rows], np.float64).reshape(-1, 3)
 
     def __repr__(self) -> str:
         return f"ColourTable({', '.join(e.name for e in self.entries)})"
@@ -410,14 +430,16 @@ class ColourTable:
             correction = _Correction.of(estimate_light(image_bgr, boxes))
         except ValueError:
             correction = None  # not a colour photo: every die below is unknown
-        out: list[str | None] = []
+        descriptors: list[ColourDescriptor | None] = []
         for box in boxes:
             try:
                 patch, inside = _patch(image_bgr, box)
-                out.append(self.classify(_describe(patch, inside, correction)))
+                descriptors.append(_describe(patch, inside, correction))
             except ValueError:
-                out.append(None)  # a box too small to measure, or outside the photo
-        return out
+                descriptors.append(None)  # a box too small to measure, or outside the photo
+        measured = [d for d in descriptors if d is not None]
+        names = iter(map(self._judged, measured, self._nearest([d.lab for d in measured])))
+        return [None if d is None else next(names) for d in descriptors]
 
     def _measured_name(self, image_bgr: np.ndarray, box: Sequence[float]) -> str | None:
         """The name of the die in `box` measured as the photo is (no scene light)."""
@@ -443,11 +465,22 @@ class ColourTable:
 
     def classify(self, descriptor: ColourDescriptor) -> str | None:
         """The colour name of a measured die, or None when it is far from every entry."""
-        best, best_distance = None, 1.0
-        for entry in self.entries:
-            d = entry.distance(descriptor.lab)
-            if d <= best_distance:
-                best, best_distance = entry.name, d
+        return self._judged(descriptor, self._nearest([descriptor.lab])[0])
+
+    def _nearest(self, labs: Sequence[Sequence[float]]) -> list[str | None]:
+        """For each Lab colour, the solid colour whose ellipsoid it lies deepest in (the
+        smallest `ColourEntry.distance`), or None when it lies in none."""
+        if not labs or not self._owner:
+            return [None] * len(labs)
+        distances = _distances(labs, self._centres, self._scales)
+        best = distances.argmin(1)
+        return [
+            self.entries[self._owner[j]].name if distances[i, j] <= 1.0 else None for i, j in enumerate(best.tolist())
+        ]
+
+    def _judged(self, descriptor: ColourDescriptor, best: str | None) -> str | None:
+        """The name of a die whose nearest solid colour is `best`: a die that looks like
+        the table around it may be a clear one."""
         if not descriptor.see_through:
             return best
         clear = next((e.name for e in self.entries if e.see_through), None)
@@ -578,7 +611,7 @@ def calibrate(samples: Iterable[tuple[str, np.ndarray, Sequence[Sequence[float]]
 
 def _entry_from(name: str, labs: list[tuple[float, float, float]]) -> ColourEntry:
     centre = tuple(float(v) for v in np.mean(np.array(labs), axis=0))
-    diffs = np.array([_differences(lab, centre) for lab in labs])
+    diffs = np.stack(_differences(labs, centre), axis=1)
     spread = np.sqrt(np.mean(diffs**2, axis=0))
     scales = tuple(
         float(max(CALIBRATION_K * s, floor)) for s, floor in zip(spread, CALIBRATION_FLOORS)
@@ -590,9 +623,8 @@ def _refuse_close(entries: list[ColourEntry]) -> None:
     solid = [e for e in entries if not e.see_through]
     for i, first in enumerate(solid):
         for second in solid[i + 1 :]:
-            dL, dC, dH = _differences(first.lab, second.lab)
-            sL, sC, sH = (p + q for p, q in zip(first.scales, second.scales))
-            separation = math.sqrt((dL / sL) ** 2 + (dC / sC) ** 2 + (dH / sH) ** 2)
+            scales = [p + q for p, q in zip(first.scales, second.scales)]
+            separation = float(_distances([first.lab], [second.lab], [scales])[0, 0])
             if separation < CALIBRATION_MIN_SEPARATION:
                 raise ColourTableError(
                     f"{first.name} and {second.name} look the same to the camera: "

@@ -322,15 +322,9 @@ def _combine(
 def _clip_box(box: Sequence[float], grow: float, width: int, height: int) -> tuple[int, int, int, int]:
     """A box (x0, y0, x1, y1) grown by `grow` times its size on every side, rounded to whole
     pixels and clipped to a `width` x `height` image."""
-    x0, y0, x1, y1 = (float(v) for v in box)
-    size = max(x1 - x0, y1 - y0)
-    x0, y0, x1, y1 = x0 - grow * size, y0 - grow * size, x1 + grow * size, y1 + grow * size
-    return (
-        max(0, int(round(x0))),
-        max(0, int(round(y0))),
-        min(width, int(round(x1))),
-        min(height, int(round(y1))),
-    )
+    x0, y0, x1, y1 = map(float, box)
+    g = grow * max(x1 - x0, y1 - y0)
+    return max(0, round(x0 - g)), max(0, round(y0 - g)), min(width, round(x1 + g)), min(height, round(y1 + g))
 
 
 def _middle(

@@ -83,11 +83,17 @@ def register(sub) -> None:
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(handler=teach_command)
 
-    p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice",
+    p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice, or on your photos",
                        description="Median and 90th percentile ms per 640x480 frame with 10 rendered dice, "
-                                   "end to end after decoding, with 1 and 4 threads; peak memory.")
-    p.add_argument("--runs", type=positive_int, default=50, help="timed runs per thread count (default 50)")
-    p.add_argument("--threads", type=positive_int, nargs="+", default=[1, 4], help="thread counts (default 1 4)")
+                                   "end to end after decoding, with 1 and 4 threads; peak memory. With --photos: "
+                                   "ms per photo of `detect --json` on those photos, file reading and "
+                                   "decoding included.")
+    p.add_argument("--photos", nargs="+", metavar="PATH",
+                   help="image files or folders to time instead of the rendered frames")
+    p.add_argument("--runs", type=positive_int,
+                   help="timed runs per thread count (default 50), or with --photos passes over them (default 5)")
+    p.add_argument("--threads", type=positive_int, nargs="+",
+                   help="thread counts (default 1 4, or with --photos 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     _views(p)
     p.set_defaults(handler=bench_command)
@@ -228,6 +234,15 @@ def _totals(dice: list[dict]) -> str:
     return "totals " + ", ".join(f"d{k} {v}" for k, v in sorted(sums.items()))
 
 
+def detect_line(det, path: Path, everything: bool = False) -> dict | None:
+    """What `detect --json` prints for the photo at `path` (before JSON), or None when it
+    cannot be read as an image."""
+    img = read_image(path)
+    if img is None:
+        return None
+    return {"image": path.name, "dice": [dice_json(r) for r in det.detect_raw(img, everything=everything)]}
+
+
 def detect_command(args) -> int:
     try:
         colours = _colour_table(args.colours)
@@ -243,14 +258,14 @@ def detect_command(args) -> int:
         print(f"dicetable detect: {e}", file=sys.stderr)
     failed = bool(errors)
     for f in files:
-        img = read_image(f)
-        if img is None:
+        line = detect_line(det, f, everything=args.all)
+        if line is None:
             print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
             failed = True
             continue
-        dice = [dice_json(r) for r in det.detect_raw(img, everything=args.all)]
+        dice = line["dice"]
         if args.fmt == "json":
-            print(json.dumps({"image": f.name, "dice": dice}), flush=True)
+            print(json.dumps(line), flush=True)
         else:
             faces = " ".join(f"{d['face']}{'' if d['sides'] == 6 else '/d' + str(d['sides'])}"
                              f"{'(' + d['colour'] + ')' if d['colour'] else ''}" for d in dice)
@@ -303,8 +318,18 @@ def evaluate_command(args) -> int:
 
 def bench_command(args) -> int:
     try:
-        report = run_bench(model_dir=args.models, runs=args.runs, threads=args.threads, views=args.views)
-    except FileNotFoundError as exc:
+        if args.photos:
+            files, errors = image_paths(args.photos)
+            if errors or not files:
+                for e in errors or ["no photos given"]:
+                    print(f"dicetable bench: {e}", file=sys.stderr)
+                return 2
+            report = run_photo_bench(files, model_dir=args.models, passes=args.runs or 5, threads=args.threads or [1],
+                                     views=args.views)
+        else:
+            report = run_bench(model_dir=args.models, runs=args.runs or 50, threads=args.threads or [1, 4],
+                               views=args.views)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"dicetable bench: {exc}", file=sys.stderr)
         return 2
     print(format_bench(report))
@@ -331,13 +356,9 @@ def bench_frames(n_frames: int = 8, n_dice: int = 10, seed: int = 0):
 
 def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, views: int = 2) -> dict:
     """Median and p90 ms of Detector.detect() per frame for each thread count."""
-    import platform
-    import resource
     import time
 
-    import cv2
     import numpy as np
-    import onnxruntime
 
     from vision.detector import Detector
 
@@ -360,11 +381,58 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, v
             "p90_ms": round(float(np.percentile(times, 90)), 2),
             "mean_dice_found": round(float(np.mean(found)), 2),
         })
-    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return _with_machine(report)
+
+
+def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=(1,), views: int = 2) -> dict:
+    """`dicetable detect --json`'s own work on photo files, per photo: reading and decoding
+    the file, the dice with faces and colours, the JSON line (not the process's start). For
+    each thread count: the median over `passes` passes of the mean ms a photo, and the 90th
+    percentile of single photos."""
+    import time
+
+    import numpy as np
+
+    from vision.detector import Detector
+
+    report: dict = {"photos": len(files), "passes": passes, "views": views, "results": []}
+    for n in threads:
+        det = Detector(model_dir=model_dir, threads=n, views=views)
+        for f in files[:5]:
+            detect_line(det, f)  # warm-up
+        means, singles, found = [], [], []
+        for _ in range(passes):
+            start = time.perf_counter()
+            for f in files:
+                t0 = time.perf_counter()
+                line = detect_line(det, f)
+                if line is None:
+                    raise ValueError(f"cannot read {f} as an image")
+                json.dumps(line)
+                singles.append((time.perf_counter() - t0) * 1000)
+                found.append(len(line["dice"]))
+            means.append((time.perf_counter() - start) * 1000 / len(files))
+        report["results"].append({
+            "threads": n, "median_ms": round(float(np.median(means)), 2),
+            "p90_ms": round(float(np.percentile(singles, 90)), 2),
+            "mean_dice_found": round(float(np.mean(found)), 2),
+        })
+    return _with_machine(report)
+
+
+def _with_machine(report: dict) -> dict:
+    """`report` with this process's peak memory and the machine it ran on."""
     import os
+    import platform
+    import resource
+
+    import cv2
+    import numpy as np
+    import onnxruntime
 
     from vision.evaluate import cpu_name
 
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     report["machine"] = {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
                          "numpy": np.__version__, "opencv": cv2.__version__,
                          "onnxruntime": onnxruntime.__version__}
@@ -373,13 +441,18 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, v
 
 def format_bench(report: dict) -> str:
     m = report["machine"]
+    if "photos" in report:
+        what, each = (f"{report['photos']} photo(s) read from file and read as `detect --json` does, "
+                      f"{report['passes']} timed passes over them"), "photo"
+    else:
+        what, each = f"frame: {report['frame']}, {report['runs']} timed runs per thread count", "frame"
     lines = [f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}, "
              f"opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
-             f"frame: {report['frame']}, {report['runs']} timed runs per thread count, {report['views']} view(s) per die"]
+             f"{what}, {report['views']} view(s) per die"]
     for r in report["results"]:
         over = f" (more threads than the {m['cores']} cores)" if m["cores"] and r["threads"] > m["cores"] else ""
         lines.append(f"threads {r['threads']}: median {r['median_ms']} ms, p90 {r['p90_ms']} ms, "
-                     f"{r['mean_dice_found']} dice found per frame{over}")
+                     f"{r['mean_dice_found']} dice found per {each}{over}")
     lines.append(f"peak memory (max RSS): {report['peak_rss_mb']} MB")
     return "\n".join(lines)
 

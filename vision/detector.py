@@ -22,7 +22,6 @@ Only numpy, OpenCV and onnxruntime: no torch here.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -302,7 +301,7 @@ class Detector:
         rank = np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence)
         nested = _nested(boxes, rank, from_coarse)
         kept = nested & _suppress(boxes, np.where(nested, rank, -1.0))
-        out: list[RawDetection] = []
+        found: list[dict] = []
         for b, sc, p, conf, keep in zip(boxes, scores, probs, confidence, kept):
             die_prob = 1.0 - float(p[0])
             if not keep or die_prob < self.die_threshold:
@@ -315,13 +314,13 @@ class Detector:
             confidence = float(conf)
             if not everything and confidence < self.decision:
                 continue
-            out.append(RawDetection(box=tuple(float(v) for v in b), face=face, best_face=best,
-                                    confidence=confidence, det_score=float(sc), die_prob=die_prob,
-                                    face_probs=tuple(float(v) for v in faces), sides=sides, sure=sure))
-        if self.colours is not None and out:  # the scene's light is estimated once for all its dice
-            names = self.colours.name_dice(image, [r.box for r in out])
-            out = [dataclasses.replace(r, colour=c) for r, c in zip(out, names)]
-        return out
+            found.append(dict(box=tuple(b.tolist()), face=face, best_face=best, confidence=confidence,
+                              det_score=float(sc), die_prob=die_prob, face_probs=tuple(faces.tolist()),
+                              sides=sides, sure=sure))
+        names = [None] * len(found)
+        if self.colours is not None and found:  # the scene's light is estimated once for all its dice
+            names = self.colours.name_dice(image, [f["box"] for f in found])
+        return [RawDetection(colour=c, **f) for f, c in zip(found, names)]
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
@@ -383,17 +382,16 @@ def _nested(boxes: np.ndarray, rank: np.ndarray, from_coarse: np.ndarray) -> np.
 def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     """Which boxes to keep: of two boxes overlapping by `OVERLAP` (intersection over union)
     or more, the less confident goes (a die found twice, e.g. its top and a side face)."""
-    keep = np.ones(len(boxes), bool)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    w = np.clip(np.minimum(boxes[:, None, 2], boxes[:, 2]) - np.maximum(boxes[:, None, 0], boxes[:, 0]), 0, None)
+    h = np.clip(np.minimum(boxes[:, None, 3], boxes[:, 3]) - np.maximum(boxes[:, None, 1], boxes[:, 1]), 0, None)
+    inter = w * h
+    iou = inter / np.maximum(area[:, None] + area - inter, 1e-6)
+    beats = (iou >= OVERLAP) & (confidence[None, :] < confidence[:, None])  # row i drops column j
+    keep = np.ones(len(boxes), bool)
     for i in np.argsort(-confidence):
-        if not keep[i]:
-            continue
-        w = np.clip(np.minimum(boxes[i, 2], boxes[:, 2]) - np.maximum(boxes[i, 0], boxes[:, 0]), 0, None)
-        h = np.clip(np.minimum(boxes[i, 3], boxes[:, 3]) - np.maximum(boxes[i, 1], boxes[:, 1]), 0, None)
-        inter = w * h
-        iou = inter / np.maximum(area[i] + area - inter, 1e-6)
-        drop = (iou >= OVERLAP) & (confidence < confidence[i])
-        keep &= ~drop
+        if keep[i]:
+            keep &= ~beats[i]
     return keep
 
 

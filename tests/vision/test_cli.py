@@ -179,6 +179,35 @@ def test_bench_reports_times_and_memory(capsys):
     assert report["views"] == 2 and "2 view(s) per die" in out
 
 
+def test_bench_on_photos_times_what_detect_does_per_photo(tmp_path, capsys):
+    shutil.copy(FIXTURES / sorted(p.name for p in FIXTURES.glob("*.jpg"))[0], tmp_path / "a.jpg")
+    red_throw(tmp_path / "b.png")
+    assert main(["bench", "--photos", str(tmp_path), "--runs", "2"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    (r,) = report["results"]
+    assert report["photos"] == 2 and report["passes"] == 2 and r["threads"] == 1
+    assert 0 < r["median_ms"] and 0 < r["p90_ms"]
+    # the same dice as `detect` prints for these photos
+    assert main(["detect", "--json", str(tmp_path)]) == 0
+    printed = [len(json.loads(line)["dice"]) for line in capsys.readouterr().out.splitlines()]
+    assert r["mean_dice_found"] == pytest.approx(sum(printed) / 2)
+    assert "2 photo(s)" in out and "per photo" in out
+
+
+@pytest.mark.parametrize("files, given, says", [
+    ({}, "missing", "no such file or folder"),
+    ({"notes.txt": b"no photo"}, ".", "no images in this folder"),
+    ({"broken.jpg": b"not a JPEG"}, "broken.jpg", "cannot read"),
+])
+def test_bench_on_photos_refuses_what_is_not_a_photo(tmp_path, capsys, files, given, says):
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    assert main(["bench", "--photos", str(tmp_path / given)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dicetable bench: ") and says in err and "Traceback" not in err
+
+
 def test_views_reads_each_die_in_as_many_quarter_turns(capsys):
     assert main(["bench", "--runs", "2", "--threads", "1", "--views", "4"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["views"] == 4

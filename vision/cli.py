@@ -234,13 +234,17 @@ def _totals(dice: list[dict]) -> str:
     return "totals " + ", ".join(f"d{k} {v}" for k, v in sorted(sums.items()))
 
 
-def detect_line(det, path: Path, everything: bool = False) -> dict | None:
-    """What `detect --json` prints for the photo at `path` (before JSON), or None when it
-    cannot be read as an image."""
+def detect_line(det, path: Path, everything: bool = False) -> dict:
+    """What `detect --json` prints for the photo at `path` (before JSON). Raises ValueError,
+    saying why, for a file that is no photo the detector can read (not an image, too small)."""
     img = read_image(path)
     if img is None:
-        return None
-    return {"image": path.name, "dice": [dice_json(r) for r in det.detect_raw(img, everything=everything)]}
+        raise ValueError(f"cannot read {path} as an image")
+    try:
+        raws = det.detect_raw(img, everything=everything)
+    except ValueError as exc:  # the image itself (vision.detector._as_bgr)
+        raise ValueError(f"{path}: {exc}") from None
+    return {"image": path.name, "dice": [dice_json(r) for r in raws]}
 
 
 def detect_command(args) -> int:
@@ -258,9 +262,10 @@ def detect_command(args) -> int:
         print(f"dicetable detect: {e}", file=sys.stderr)
     failed = bool(errors)
     for f in files:
-        line = detect_line(det, f, everything=args.all)
-        if line is None:
-            print(f"dicetable detect: cannot read {f} as an image; skipped", file=sys.stderr)
+        try:
+            line = detect_line(det, f, everything=args.all)
+        except ValueError as exc:
+            print(f"dicetable detect: {exc}; skipped", file=sys.stderr)
             failed = True
             continue
         dice = line["dice"]
@@ -300,14 +305,15 @@ def evaluate_command(args) -> int:
                 continue
             dets: dict = {}
             for name in sorted(gt):
-                img = read_image(Path(folder) / name)
-                if img is None:
-                    print(f"dicetable evaluate: cannot read {folder}/{name}; counted as no output", file=sys.stderr)
+                try:
+                    line = detect_line(det, Path(folder) / name)
+                except ValueError as exc:
+                    print(f"dicetable evaluate: {exc}; counted as no output", file=sys.stderr)
                     status = 1
                     continue
-                dets[name] = [dice_json(r) for r in det.detect_raw(img, everything=False)]
+                dets[name] = line["dice"]
                 if out:
-                    out.write(json.dumps({"image": name, "dice": dets[name]}) + "\n")
+                    out.write(json.dumps(line) + "\n")
             result = {"folder": str(folder), "split": args.split, **evaluate.score(gt, dets)}
             print(json.dumps(result), flush=True)
     finally:
@@ -406,8 +412,6 @@ def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=
             for f in files:
                 t0 = time.perf_counter()
                 line = detect_line(det, f)
-                if line is None:
-                    raise ValueError(f"cannot read {f} as an image")
                 json.dumps(line)
                 singles.append((time.perf_counter() - t0) * 1000)
                 found.append(len(line["dice"]))
@@ -466,10 +470,13 @@ def calibrate_command(args) -> int:
     samples = []
     for name, path in args.colour:
         img = read_image(path)
-        if img is None:
-            print(f"dicetable calibrate: cannot read {path} as an image (for colour {name})", file=sys.stderr)
+        try:
+            if img is None:
+                raise ValueError(f"cannot read {path} as an image")
+            boxes = [d.box for d in det.detect(img)]
+        except ValueError as exc:
+            print(f"dicetable calibrate: {exc} (for colour {name})", file=sys.stderr)
             return 1
-        boxes = [d.box for d in det.detect(img)]
         if not boxes:
             print(f"dicetable calibrate: no dice found in {path} (for colour {name}); "
                   "take a top-down photo of a throw of that colour's dice", file=sys.stderr)

@@ -79,11 +79,13 @@ def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(cap
 def test_detect_reports_an_unreadable_file_and_goes_on(tmp_path, capsys):
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"not an image")
+    cv2.imwrite(str(tmp_path / "thumb.png"), np.zeros((10, 12, 3), np.uint8))  # too small to hold dice
     good = tmp_path / "table.png"
     red_throw(good)
     assert main(["detect", str(tmp_path), str(tmp_path / "missing.jpg")]) == 1
     out = capsys.readouterr()
     assert "broken.jpg" in out.err and "missing.jpg" in out.err
+    assert "thumb.png: image of 12x10 px is too small" in out.err and "Traceback" not in out.err
     records = [json.loads(line) for line in out.out.splitlines()]
     assert [r["image"] for r in records] == ["table.png"]
     assert [d["face"] for d in records[0]["dice"]] == [4]
@@ -154,6 +156,16 @@ def test_evaluate_split_val_keeps_every_fifth_image(tmp_path, capsys):
     shutil.copytree(FIXTURES, folder)
     assert main(["evaluate", str(folder), "--split", "val", "--val-every", "3"]) == 0
     assert json.loads(capsys.readouterr().out)["images"] == 1
+
+
+@pytest.mark.parametrize("photo", [b"not a JPEG", cv2.imencode(".png", np.zeros((10, 12, 3), np.uint8))[1].tobytes()])
+def test_evaluate_counts_a_photo_it_cannot_read_as_no_output(tmp_path, capsys, photo):
+    (tmp_path / "a.png").write_bytes(photo)
+    (tmp_path / "annotations.json").write_text('{"a.png": {"dice": [[1, 1, 9, 9, 3]]}}')
+    assert main(["evaluate", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert "a.png" in out.err and "counted as no output" in out.err and "Traceback" not in out.err
+    assert json.loads(out.out)["images_without_output"] == 1
 
 
 def test_evaluate_names_a_folder_without_labels(tmp_path, capsys):
@@ -274,3 +286,11 @@ def test_calibrate_refuses_a_photo_without_dice(tmp_path, capsys):
     cv2.imwrite(str(empty), synth.render_table([], np.random.default_rng(0))[0])
     assert main(["calibrate", "--colour", "red", str(empty), "--out", str(tmp_path / "c.json")]) == 1
     assert "no dice found" in capsys.readouterr().err
+
+
+def test_calibrate_refuses_a_photo_too_small_to_hold_dice(tmp_path, capsys):
+    thumb = tmp_path / "thumb.png"
+    cv2.imwrite(str(thumb), np.zeros((10, 12, 3), np.uint8))
+    assert main(["calibrate", "--colour", "red", str(thumb), "--out", str(tmp_path / "c.json")]) == 1
+    err = capsys.readouterr().err
+    assert "too small to hold dice (for colour red)" in err and not (tmp_path / "c.json").exists()

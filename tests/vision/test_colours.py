@@ -12,6 +12,8 @@ import pytest
 from vision.colours import (
     CASTS,
     DEFAULT_PALETTE,
+    ColourDescriptor,
+    ColourEntry,
     ColourTable,
     ColourTableError,
     calibrate,
@@ -515,3 +517,27 @@ def test_evaluate_command_prints_accuracy_per_cast(tmp_path, capsys):
     assert colours_main(["--evaluate", str(path), "--images", str(folder), "--cast", "none", "--cast", "warm"]) == 0
     out = capsys.readouterr().out
     assert "machine:" in out and "| none |" in out and "| warm |" in out and "| dim |" not in out
+
+
+def solid(L: float) -> ColourDescriptor:
+    """A grey die of lightness `L` on a table it does not look like."""
+    return ColourDescriptor(lab=(L, 0.0, 0.0), chroma=0.0, hue=0.0, background=(L + 40, 0.0, 0.0),
+                            background_distance=40.0, see_through=False, tinted=False, glints=0.0)
+
+
+def test_a_die_just_outside_one_colour_and_far_from_the_rest_is_named_by_it():
+    far = ColourTable([ColourEntry("dark", lab=(20.0, 0.0, 0.0), scales=(10.0, 10.0, 10.0)),
+                       ColourEntry("light", lab=(80.0, 0.0, 0.0), scales=(10.0, 10.0, 10.0))])
+    assert far.classify(solid(29.0)) == "dark"  # inside: 0.9
+    assert far.classify(solid(32.0)) == "dark"  # outside (1.2), the other 4.8 away
+    assert far.classify(solid(34.0)) is None  # 1.4: too far from every colour
+    assert far.classify(solid(50.0)) is None
+
+
+def test_a_die_just_outside_two_colours_is_unknown():
+    close = ColourTable([ColourEntry("dark", lab=(20.0, 0.0, 0.0), scales=(10.0, 10.0, 10.0)),
+                         ColourEntry("mid", lab=(44.0, 0.0, 0.0), scales=(10.0, 10.0, 10.0))])
+    assert close.classify(solid(30.5)) == "dark"  # 1.05 against 1.35
+    assert close.classify(solid(32.0)) is None  # 1.2 against 1.2: between the two
+    # a frame's dice are named together (name_dice) by the same rule
+    assert close._nearest([(L, 0.0, 0.0) for L in (25.0, 30.5, 32.0, 40.0)]) == ["dark", "dark", None, "mid"]

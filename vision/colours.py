@@ -265,10 +265,10 @@ def _patch(image_bgr: np.ndarray, box: Sequence[float]) -> tuple[np.ndarray, tup
     x0, y0, x1, y1 = (float(v) for v in box)
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {tuple(box)} is empty: expected (x0, y0, x1, y1) with x1 > x0 and y1 > y0")
-    # Colour statistics need no more than ~_MAX_SIDE pixels across the die and its ring:
-    # measure on a copy of just that patch averaged over k x k blocks (a whole factor is
-    # a third of the cost of any other; a die of 150 px, or a 12 MP photo, costs the same
-    # as a small one).
+    # Colour statistics need no more than a few dozen pixels across the die and its ring:
+    # measure on a copy of just that patch averaged over whole k x k blocks, _MAX_SIDE to
+    # 2 * _MAX_SIDE px across (a whole factor costs a third of any other; a die of 150 px,
+    # or a 12 MP photo, costs the same as a small one), the die itself at least 8 px.
     ox0, oy0, ox1, oy1 = _clip_box((x0, y0, x1, y1), _RING[1], width, height)
     k = int(max(ox1 - ox0, oy1 - oy0) // _MAX_SIDE)
     while k > 1 and min(x1 - x0, y1 - y0) < 8 * k:
@@ -411,17 +411,14 @@ class ColourTable:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ColourTableError(f"colour table names {', '.join(duplicates)} more than once")
-        # Every ellipsoid of every solid colour as rows of arrays: the dice of a frame are
-        # measured against all of them at once (`_nearest`).
-        rows = [
-            (i, centre, scales)
-            for i, e in enumerate(self.entries)
-            if not e.see_through
-            for centre, scales in ((e.lab, e.scales), *e.also)
-        ]
-        self._owner = np.array([i for i, _, _ in rows], np.intp)
-        self._centres = np.array([c for _, c, _ in rows], np.float64).reshape(-1, 3)
-        self._scales = np.array([s for _, _, s in rows], np.float64).reshape(-1, 3)
+        # Every ellipsoid of every solid colour as rows of arrays, each colour's rows from
+        # self._starts on: the dice of a frame are measured against all at once (`_nearest`).
+        solid = [e for e in self.entries if not e.see_through]
+        ellipsoids = [((e.lab, e.scales), *e.also) for e in solid]
+        self._solid = [e.name for e in solid]
+        self._starts = np.cumsum([0, *(len(group) for group in ellipsoids[:-1])]).astype(np.intp)
+        self._centres = np.array([c for group in ellipsoids for c, _ in group], np.float64).reshape(-1, 3)
+        self._scales = np.array([sc for group in ellipsoids for _, sc in group], np.float64).reshape(-1, 3)
 
     def __repr__(self) -> str:
         return f"ColourTable({', '.join(e.name for e in self.entries)})"
@@ -482,19 +479,14 @@ class ColourTable:
         """For each Lab colour, the solid colour whose ellipsoid it lies deepest in (the
         smallest `ColourEntry.distance`); outside them all, the nearest colour when it is
         near and clearly nearest (`NEAR_REACH`, `NEAR_MARGIN`); else None."""
-        if not labs or not len(self._owner):
+        if not labs or not self._solid:
             return [None] * len(labs)
-        distances = _distances(labs, self._centres, self._scales)
-        # Each colour's nearest ellipsoid (its rows lie together, in order).
-        starts = np.flatnonzero(np.r_[True, self._owner[1:] != self._owner[:-1]])
-        by_colour = np.minimum.reduceat(distances, starts, axis=1)
-        order = by_colour.argsort(1)
+        by_colour = np.minimum.reduceat(_distances(labs, self._centres, self._scales), self._starts, axis=1)
         out: list[str | None] = []
-        for i, row in enumerate(by_colour):
-            first = row[order[i, 0]]
-            second = row[order[i, 1]] if row.size > 1 else math.inf
+        for row in by_colour:
+            first, second = np.partition(row, 1)[:2] if len(row) > 1 else (row[0], math.inf)
             near = first <= 1.0 or (first <= NEAR_REACH and second >= NEAR_MARGIN * first)
-            out.append(self.entries[self._owner[starts[order[i, 0]]]].name if near else None)
+            out.append(self._solid[int(row.argmin())] if near else None)
         return out
 
     def _judged(self, descriptor: ColourDescriptor, best: str | None) -> str | None:

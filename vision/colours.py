@@ -482,12 +482,10 @@ class ColourTable:
         if not labs or not self._solid:
             return [None] * len(labs)
         by_colour = np.minimum.reduceat(_distances(labs, self._centres, self._scales), self._starts, axis=1)
-        out: list[str | None] = []
-        for row in by_colour:
-            first, second = np.partition(row, 1)[:2] if len(row) > 1 else (row[0], math.inf)
-            near = first <= 1.0 or (first <= NEAR_REACH and second >= NEAR_MARGIN * first)
-            out.append(self._solid[int(row.argmin())] if near else None)
-        return out
+        by_colour = np.c_[by_colour, np.full(len(by_colour), np.inf)]  # a second colour for one-colour tables
+        first, second = np.partition(by_colour, 1, axis=1)[:, :2].T
+        near = (first <= 1.0) | ((first <= NEAR_REACH) & (second >= NEAR_MARGIN * first))
+        return [self._solid[j] if ok else None for j, ok in zip(by_colour.argmin(1).tolist(), near.tolist())]
 
     def _judged(self, descriptor: ColourDescriptor, best: str | None) -> str | None:
         """The name of a die whose nearest solid colour is `best`: a die that looks like

@@ -45,6 +45,7 @@ Decisions where RULES.md and SCRIPTS.md are silent:
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -96,8 +97,8 @@ class DataError(ValueError):
 
 def board_from(raw: Any, where: str) -> tuple[tuple[str, Any], ...]:
     """The board of a data file or option: ``(kind, value)`` per space, checked."""
-    if not isinstance(raw, list) or len(raw) < 6:
-        raise DataError(f"{where}: 'board' must be a list of at least 6 spaces, saw {raw!r}")
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise DataError(f"{where}: 'board' must be a list of at least 2 spaces (the start and one more), saw {raw!r}")
     spaces = []
     for i, s in enumerate(raw):
         entry = f"{where}: board space {i} ({s!r})"
@@ -118,9 +119,9 @@ def board_from(raw: Any, where: str) -> tuple[tuple[str, Any], ...]:
             if kind == "mine" and v == "?":
                 spaces.append(("mine", "?"))
                 continue
-            top = 9 if kind == "mine" else 5
-            if not v.isdigit() or not 1 <= int(v) <= top:
-                raise DataError(f"{entry}: the number of a {kind} must be 1-{top}" + (" or ?" if kind == "mine" else ""))
+            if not re.fullmatch(r"[1-9][0-9]*", v):
+                raise DataError(f"{entry}: the number of a {kind} must be a whole number from 1"
+                                + (" or ?" if kind == "mine" else ""))
             spaces.append((kind, int(v)))
         else:
             raise DataError(f"{entry}: unknown space; expected \"start\", \"mine N\", \"mine ?\", "
@@ -133,9 +134,9 @@ def items_from(raw: Any, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw:
         raise DataError(f"{where}: 'items' must be a non-empty list of item cards, saw {raw!r}")
     for i, c in enumerate(raw):
-        ok = isinstance(c, str) and (c in ROBOTS or (len(c) == 2 and c[0] in "+-" and c[1] in "123456789"))
+        ok = isinstance(c, str) and (c in ROBOTS or re.fullmatch(r"[+-][1-9][0-9]*", c))
         if not ok:
-            raise DataError(f"{where}: item card {i + 1} ({c!r}) is unknown; expected \"+N\" or \"-N\" (N 1-9), "
+            raise DataError(f"{where}: item card {i + 1} ({c!r}) is unknown; expected \"+N\" or \"-N\" (N from 1), "
                             "\"copy\", \"cancel\", \"swap\" or \"develop\"")
     return tuple(raw)
 

@@ -556,6 +556,20 @@ def test_bad_data_names_file_entry_and_fault(tmp_path):
         fd.setup(seats(2), {}, 0)
 
 
+def test_any_loop_of_two_spaces_or_more_and_any_numbers_set_up():
+    """SCRIPTS.md gives the board and the items no length or range: a hand-worked game may
+    play a short loop with big mines."""
+    s = fd.setup(seats(3), {"board": ["start", "mine 12"], "items": ["+10", "-11", "copy"]}, 0)
+    assert s.board == (("start", None), ("mine", 12)) and "+10" in s.deck + s.used
+    assert fd.board_from(["start", "treasure 7", "lot"], "x")[1] == ("treasure", 7)
+    for board in (["start"], ["start", "mine 0"], ["start", "mine 01"], ["start", "mine ²"]):
+        with pytest.raises(SetupError, match="option board"):
+            fd.setup(seats(3), {"board": board}, 0)
+    for card in ("+0", "+", "+1.5", "+²"):
+        with pytest.raises(SetupError, match="option items"):
+            fd.setup(seats(3), {"items": [card]}, 0)
+
+
 def test_view_keys():
     s = started(3)
     v = fd.view(s, "Aki")

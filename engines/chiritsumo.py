@@ -24,7 +24,7 @@ Modes (option ``mode``, the only option; default by the number of seats):
   after the 4th clear die is the last. Rank: none below 15, dust heap 15-20, hill 21-30,
   mountain 31-35, great mountain 36-40, Mt. Fuji 41+.
 
-Events (docs/replay-chiritsumo.md):
+Events (docs/replay.md, "Chiritsumo events, by example"):
   ``{"type": "throw", "seat": "Aki", "dice": [["clear", 2], ["yellow", 4], ...]}``
   ``{"type": "build", "seat": "Aki", "rows": [[4 dice or null], [3], [2], [1]]}``
   ``{"type": "exchange", "seat": "Ben", "with": "Aki", "give": "red", "take": "clear"}``

@@ -117,9 +117,9 @@ def _die(item: Any, where: str) -> Die | None:
         return None
     if isinstance(item, Die):
         return item
-    if isinstance(item, (list, tuple)) and len(item) == 2:
-        colour, face = item
-    elif isinstance(item, Mapping) and set(item) <= {"colour", "color", "face", "sides"}:
+    if isinstance(item, (list, tuple)) and len(item) in (2, 3):  # [colour, face] or [colour, face, sides]
+        item = dict(zip(("colour", "face", "sides"), item))
+    if isinstance(item, Mapping) and set(item) <= {"colour", "color", "face", "sides"}:
         colour, face = item.get("colour", item.get("color")), item.get("face")
         if item.get("sides", 6) != 6:
             raise IllegalEvent(f"{where} is a d{item.get('sides')}; Chiritsumo uses six-sided dice")
@@ -135,8 +135,8 @@ def _die(item: Any, where: str) -> Die | None:
 def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     """The 4 rows of a layout (bottom first), checked for shape and die format.
 
-    Each row is a list of dice (``["red", 4]``, ``{"colour": "red", "face": 4}`` or a
-    ``Die``) and ``null`` for empty places. Raises ``IllegalEvent`` naming what is wrong.
+    Each row is a list of dice (``["red", 4]``, ``["red", 4, 6]``, ``{"colour": "red",
+    "face": 4}`` or a ``Die``) and ``null`` for empty places. Raises ``IllegalEvent`` naming what is wrong.
     """
     if _parsed(raw):
         return raw

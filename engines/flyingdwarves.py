@@ -21,7 +21,7 @@ spaces beyond the first 5; each lot's sole majority holder scores 1/3/5.
 Options: ``board`` (list of spaces, data/flyingdwarves.toml), ``items`` (item deck, same
 file), ``deck`` (``"dealt"``: shuffled with the seed; ``"physical"``: ``draw`` events).
 
-Events (docs/replay-flyingdwarves.md): ``handicap``, ``draw``, ``propel`` (secret),
+Events (docs/replay.md, "Flying Dwarves events, by example"): ``handicap``, ``draw``, ``propel`` (secret),
 ``item``, ``pass``, ``swap``, ``develop``, ``move``, ``discard``, ``invest``,
 ``start_cube``. Phases: ``handicap``, ``draw``, ``propel``, ``move`` (before a move: an
 item opens an exchange, or the mover moves), ``exchange``, ``swap``, ``develop``,

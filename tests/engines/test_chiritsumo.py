@@ -218,6 +218,18 @@ def test_a_layout_of_the_wrong_shape_is_one_shape_problem():
         rows_from([[["red", 7], None, None, None], [None] * 3, [None] * 2, [None]])
 
 
+def test_a_place_takes_every_die_form_of_scripts_md():
+    """SCRIPTS.md convention 4: {"colour", "face"[, "sides"]}, [C, F] or [C, F, SIDES]."""
+    forms = [["red", 4], ["red", 4, 6], {"colour": "red", "face": 4}, {"color": "red", "face": 4, "sides": 6}]
+    rows = rows_from([forms, [None] * 3, [None] * 2, [None]])
+    assert rows[0] == (Die("red", 4),) * 4
+    for bad in (["red", 4, 10], {"colour": "red", "face": 4, "sides": 20}):
+        with pytest.raises(IllegalEvent, match="six-sided"):
+            rows_from([[bad, None, None, None], [None] * 3, [None] * 2, [None]])
+    with pytest.raises(IllegalEvent, match="must be a die like"):
+        rows_from([[["red", 4, 6, 1], None, None, None], [None] * 3, [None] * 2, [None]])
+
+
 def test_every_broken_rule_is_named_with_its_places():
     problems = check_layout(L("R1 R3 R5 .", "R2 R3 .", "R4 .", "."))
     assert sorted(p["rule"] for p in problems) == ["above", "above", "side_by_side", "side_by_side"]

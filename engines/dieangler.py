@@ -21,8 +21,8 @@ rest set aside; ``"physical"``: the host names each fish turned over), ``fish`` 
 of ``{"id", "name", "name_ja", "target", "condition"}`` replacing data/dieangler.toml),
 ``play`` (fish in the main game, default 10), ``lure`` (``true``: the lure is allowed).
 
-Events (docs/replay.md, "Lord of the Die-angler events, by example"): ``fish``, ``choose`` (secret), ``uses``, ``throw``,
-``rethrow``, ``lure``, ``done``. Phases: ``fish``, ``choose``, ``uses``, ``throw``, ``turn``,
+Events (docs/replay.md, "Lord of the Die-angler events, by example"): ``fish``, ``choose``
+(secret), ``uses``, ``throw``, ``rethrow``, ``lure``, ``done``. Phases: ``fish``, ``choose``, ``uses``, ``throw``, ``turn``,
 ``over``.
 
 Decisions where RULES.md and SCRIPTS.md are silent:

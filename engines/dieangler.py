@@ -22,8 +22,8 @@ of ``{"id", "name", "name_ja", "target", "condition"}`` replacing data/dieangler
 ``play`` (fish in the main game, default 10), ``lure`` (``true``: the lure is allowed).
 
 Events (docs/replay.md, "Lord of the Die-angler events, by example"): ``fish``, ``choose``
-(secret), ``uses``, ``throw``, ``rethrow``, ``lure``, ``done``. Phases: ``fish``, ``choose``, ``uses``, ``throw``, ``turn``,
-``over``.
+(secret), ``uses``, ``throw``, ``rethrow``, ``lure``, ``done``. Phases: ``fish``,
+``choose``, ``uses``, ``throw``, ``turn``, ``over``.
 
 Decisions where RULES.md and SCRIPTS.md are silent:
 - ``play`` defaults to 10, or to the number of fish when fewer are given.

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engines.core import Die, IllegalEvent
+from engines.core import Die, IllegalEvent, die_from
 
 __all__ = [
     "CLEAR",
@@ -117,19 +117,9 @@ def _die(item: Any, where: str) -> Die | None:
         return None
     if isinstance(item, Die):
         return item
-    if isinstance(item, (list, tuple)) and len(item) in (2, 3):  # [colour, face] or [colour, face, sides]
-        item = dict(zip(("colour", "face", "sides"), item))
-    if isinstance(item, Mapping) and set(item) <= {"colour", "color", "face", "sides"}:
-        colour, face = item.get("colour", item.get("color")), item.get("face")
-        if item.get("sides", 6) != 6:
-            raise IllegalEvent(f"{where} is a d{item.get('sides')}; Chiritsumo uses six-sided dice")
-    else:
+    if not isinstance(item, (list, tuple, Mapping)):
         raise IllegalEvent(f"{where} must be a die like [\"red\", 4] or null for an empty place, saw {item!r}")
-    if not isinstance(colour, str) or not colour:
-        raise IllegalEvent(f"{where} has no colour (saw {colour!r}); write a die like [\"red\", 4]")
-    if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-        raise IllegalEvent(f"{where} ({colour}) shows {face!r}; a face is 1 to 6")
-    return Die(colour, face)
+    return die_from(item, where)
 
 
 def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:

@@ -116,41 +116,45 @@ FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
 def dice_from(raw: Any, what: str = "dice", sides: Iterable[int] = (6,)) -> tuple[Die, ...]:
-    """Dice of a throw event: a list of ``{"colour": str, "face": int, "sides": 6}``, checked.
+    """Dice of a throw event: a list of ``{"colour": str, "face": int, "sides": 6}``, checked
+    (each as `die_from` reads it)."""
+    if not isinstance(raw, list):
+        raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
+    return tuple(die_from(item, f"die {i + 1}", sides) for i, item in enumerate(raw))
+
+
+def die_from(item: Any, label: str = "die", sides: Iterable[int] = (6,)) -> Die:
+    """One die, ``{"colour": str, "face": int, "sides": 6}``, checked; `label` names it in
+    the error.
 
     ``"color"`` is read as ``"colour"``; ``"sides"`` defaults to 6 and must be one of
     ``sides`` (6, 10 or 20: a d10 shows 0-9, a d20 1-20). A die may also be written as a
     ``[colour, face]`` pair or a ``[colour, face, sides]`` triple.
     """
     allowed = tuple(sides)
-    if not isinstance(raw, list):
-        raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
-    dice = []
-    for i, item in enumerate(raw):
-        if isinstance(item, (list, tuple)) and len(item) in (2, 3):
-            item = dict(zip(("colour", "face", "sides"), item))
-        if not isinstance(item, Mapping):
-            raise IllegalEvent(f"die {i + 1} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {item!r}")
-        unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
-        if unknown:
-            raise IllegalEvent(f"die {i + 1} has unknown key(s) {unknown}; a die has 'colour' and 'face'")
-        colour, face = item.get("colour", item.get("color")), item.get("face")
-        n = item.get("sides", 6)
-        if not isinstance(colour, str) or not colour:
-            raise IllegalEvent(f"die {i + 1} has no colour (saw {colour!r}); expected a colour name like \"red\"")
-        if isinstance(n, bool) or n not in allowed:
-            kinds = " or ".join(f"d{k}" for k in allowed)
-            if allowed == (6,):
-                raise IllegalEvent(f"die {i + 1} has {n!r} sides; this game uses six-sided dice")
-            raise IllegalEvent(f"die {i + 1} has {n!r} sides; this game uses {kinds}")
-        faces = FACES[n]
-        if isinstance(face, bool) or not isinstance(face, int) or face not in faces:
-            raise IllegalEvent(
-                f"die {i + 1} ({colour}{'' if n == 6 else f' d{n}'}) shows {face!r}; "
-                f"expected a face from {faces[0]} to {faces[-1]}"
-            )
-        dice.append(Die(colour, face, n))
-    return tuple(dice)
+    if isinstance(item, (list, tuple)) and len(item) in (2, 3):
+        item = dict(zip(("colour", "face", "sides"), item))
+    if not isinstance(item, Mapping):
+        raise IllegalEvent(f"{label} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {item!r}")
+    unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
+    if unknown:
+        raise IllegalEvent(f"{label} has unknown key(s) {unknown}; a die has 'colour' and 'face'")
+    colour, face = item.get("colour", item.get("color")), item.get("face")
+    n = item.get("sides", 6)
+    if not isinstance(colour, str) or not colour:
+        raise IllegalEvent(f"{label} has no colour (saw {colour!r}); expected a colour name like \"red\"")
+    if isinstance(n, bool) or n not in allowed:
+        kinds = " or ".join(f"d{k}" for k in allowed)
+        if allowed == (6,):
+            raise IllegalEvent(f"{label} has {n!r} sides; this game uses six-sided dice")
+        raise IllegalEvent(f"{label} has {n!r} sides; this game uses {kinds}")
+    faces = FACES[n]
+    if isinstance(face, bool) or not isinstance(face, int) or face not in faces:
+        raise IllegalEvent(
+            f"{label} ({colour}{'' if n == 6 else f' d{n}'}) shows {face!r}; "
+            f"expected a face from {faces[0]} to {faces[-1]}"
+        )
+    return Die(colour, face, n)
 
 
 def text(en: str, ja: str) -> dict[str, str]:

@@ -214,7 +214,7 @@ def test_a_layout_of_the_wrong_shape_is_one_shape_problem():
     assert problem["rule"] == "shape" and "4 rows" in problem["en"]
     (problem,) = check_layout([[None] * 3, [None] * 3, [None] * 2, [None]])
     assert problem["rule"] == "shape" and "row 1 from the bottom has 4 places" in problem["en"]
-    with pytest.raises(IllegalEvent, match="face is 1 to 6"):
+    with pytest.raises(IllegalEvent, match=r"row 1 place 1 \(red\) shows 7; expected a face from 1 to 6"):
         rows_from([[["red", 7], None, None, None], [None] * 3, [None] * 2, [None]])
 
 
@@ -226,8 +226,9 @@ def test_a_place_takes_every_die_form_of_scripts_md():
     for bad in (["red", 4, 10], {"colour": "red", "face": 4, "sides": 20}):
         with pytest.raises(IllegalEvent, match="six-sided"):
             rows_from([[bad, None, None, None], [None] * 3, [None] * 2, [None]])
-    with pytest.raises(IllegalEvent, match="must be a die like"):
-        rows_from([[["red", 4, 6, 1], None, None, None], [None] * 3, [None] * 2, [None]])
+    for bad in (["red", 4, 6, 1], "red 4"):
+        with pytest.raises(IllegalEvent, match="row 1 place 1 must be"):
+            rows_from([[bad, None, None, None], [None] * 3, [None] * 2, [None]])
 
 
 def test_every_broken_rule_is_named_with_its_places():

@@ -119,9 +119,8 @@ def board_from(raw: Any, where: str) -> tuple[tuple[str, Any], ...]:
             if kind == "mine" and v == "?":
                 spaces.append(("mine", "?"))
                 continue
-            if not re.fullmatch(r"[1-9][0-9]*", v):
-                raise DataError(f"{entry}: the number of a {kind} must be a whole number from 1"
-                                + (" or ?" if kind == "mine" else ""))
+            if not re.fullmatch(r"[1-9][0-9]?", v):
+                raise DataError(f"{entry}: the number of a {kind} must be 1 to 99" + (" or ?" if kind == "mine" else ""))
             spaces.append((kind, int(v)))
         else:
             raise DataError(f"{entry}: unknown space; expected \"start\", \"mine N\", \"mine ?\", "
@@ -134,9 +133,9 @@ def items_from(raw: Any, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw:
         raise DataError(f"{where}: 'items' must be a non-empty list of item cards, saw {raw!r}")
     for i, c in enumerate(raw):
-        ok = isinstance(c, str) and (c in ROBOTS or re.fullmatch(r"[+-][1-9][0-9]*", c))
+        ok = isinstance(c, str) and (c in ROBOTS or re.fullmatch(r"[+-][1-9][0-9]?", c))
         if not ok:
-            raise DataError(f"{where}: item card {i + 1} ({c!r}) is unknown; expected \"+N\" or \"-N\" (N from 1), "
+            raise DataError(f"{where}: item card {i + 1} ({c!r}) is unknown; expected \"+N\" or \"-N\" (N 1 to 99), "
                             "\"copy\", \"cancel\", \"swap\" or \"develop\"")
     return tuple(raw)
 

@@ -558,14 +558,14 @@ def test_bad_data_names_file_entry_and_fault(tmp_path):
 
 def test_any_loop_of_two_spaces_or_more_and_any_numbers_set_up():
     """SCRIPTS.md gives the board and the items no length or range: a hand-worked game may
-    play a short loop with big mines."""
+    play a short loop with big mines (numbers up to 99, so a move stays a move)."""
     s = fd.setup(seats(3), {"board": ["start", "mine 12"], "items": ["+10", "-11", "copy"]}, 0)
     assert s.board == (("start", None), ("mine", 12)) and "+10" in s.deck + s.used
     assert fd.board_from(["start", "treasure 7", "lot"], "x")[1] == ("treasure", 7)
-    for board in (["start"], ["start", "mine 0"], ["start", "mine 01"], ["start", "mine ²"]):
+    for board in (["start"], ["start", "mine 0"], ["start", "mine 01"], ["start", "mine ²"], ["start", "mine 100"]):
         with pytest.raises(SetupError, match="option board"):
             fd.setup(seats(3), {"board": board}, 0)
-    for card in ("+0", "+", "+1.5", "+²"):
+    for card in ("+0", "+", "+1.5", "+²", "+100", "+" + "9" * 5000):
         with pytest.raises(SetupError, match="option items"):
             fd.setup(seats(3), {"items": [card]}, 0)
 

@@ -174,7 +174,7 @@ CALIBRATION_MIN_SEPARATION = 1.0
 # box that is measured.
 _BAND = 0.76  # the outer band of the box (outside its central 76%) is searched for glints
 _RING = (0.10, 0.40)  # ring around the box, as fractions of the die's size
-_MAX_SIDE = 24  # at least (and under twice) this many pixels across die + ring are measured
+_MAX_SIDE = 24  # die + ring are measured on about 24-47 px across (see _patch)
 _KEEP = 0.60  # fraction of pixels nearest the median kept as body in each round
 _MAX_BODY_PIXELS = 1200  # at most about this many pixels are used for the body colour
 
@@ -266,12 +266,15 @@ def _patch(image_bgr: np.ndarray, box: Sequence[float]) -> tuple[np.ndarray, tup
     if x1 <= x0 or y1 <= y0:
         raise ValueError(f"box {tuple(box)} is empty: expected (x0, y0, x1, y1) with x1 > x0 and y1 > y0")
     # Colour statistics need no more than a few dozen pixels across the die and its ring:
-    # measure on a copy of just that patch averaged over whole k x k blocks, _MAX_SIDE to
-    # 2 * _MAX_SIDE px across (a whole factor costs a third of any other; a die of 150 px,
-    # or a 12 MP photo, costs the same as a small one), the die itself at least 8 px.
+    # measure on a copy of just that patch averaged over whole k x k blocks, to between
+    # _MAX_SIDE and 2 * _MAX_SIDE px across (a whole factor costs a third of any other; a die
+    # of 150 px, or a 12 MP photo, costs the same as a small one). A patch under _MAX_SIDE
+    # is measured as it is; k stays small enough to keep the die and the patch 8 px across.
     ox0, oy0, ox1, oy1 = _clip_box((x0, y0, x1, y1), _RING[1], width, height)
+    if ox1 <= ox0 or oy1 <= oy0:
+        raise ValueError(f"box {tuple(box)} lies outside the {width}x{height} image")
     k = int(max(ox1 - ox0, oy1 - oy0) // _MAX_SIDE)
-    while k > 1 and min(x1 - x0, y1 - y0) < 8 * k:
+    while k > 1 and min(x1 - x0, y1 - y0, ox1 - ox0, oy1 - oy0) < 8 * k:
         k -= 1
     if k > 1:
         w, h = (ox1 - ox0) // k, (oy1 - oy0) // k

@@ -233,6 +233,8 @@ def test_white_die_on_a_light_tray_is_white():
 def test_box_outside_the_image_is_unknown():
     image, _ = throw([], "wood", 0)
     assert ColourTable.default().name(image, (700, 500, 760, 560)) is None
+    # outside across the top, and cut to a sliver by the top edge: unknown, no OpenCV error
+    assert ColourTable.default().name_dice(image, [(100, -300, 300, -100), (100, -300, 300, -82)]) == [None, None]
     with pytest.raises(ValueError, match="empty"):
         describe(image, (10, 10, 10, 40))
 

@@ -234,17 +234,24 @@ def _totals(dice: list[dict]) -> str:
     return "totals " + ", ".join(f"d{k} {v}" for k, v in sorted(sums.items()))
 
 
-def detect_line(det, path: Path, everything: bool = False) -> dict:
-    """What `detect --json` prints for the photo at `path` (before JSON). Raises ValueError,
-    saying why, for a file that is no photo the detector can read (not an image, too small)."""
+def _photo(path):
+    """The photo at `path` as the detector reads it. Raises ValueError, saying why, for a
+    file that is no photo the detector can read (not an image, too small)."""
+    from vision.detector import as_bgr
+
     img = read_image(path)
     if img is None:
         raise ValueError(f"cannot read {path} as an image")
     try:
-        raws = det.detect_raw(img, everything=everything)
-    except ValueError as exc:  # the image itself (vision.detector._as_bgr)
+        return as_bgr(img)
+    except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    return {"image": path.name, "dice": [dice_json(r) for r in raws]}
+
+
+def detect_line(det, path: Path, everything: bool = False) -> dict:
+    """What `detect --json` prints for the photo at `path` (before JSON). Raises ValueError
+    as `_photo` does."""
+    return {"image": path.name, "dice": [dice_json(r) for r in det.detect_raw(_photo(path), everything=everything)]}
 
 
 def detect_command(args) -> int:
@@ -313,7 +320,7 @@ def evaluate_command(args) -> int:
                     continue
                 dets[name] = line["dice"]
                 if out:
-                    out.write(json.dumps(line) + "\n")
+                    out.write(json.dumps({"image": name, "dice": line["dice"]}) + "\n")  # the labels' own key
             result = {"folder": str(folder), "split": args.split, **evaluate.score(gt, dets)}
             print(json.dumps(result), flush=True)
     finally:
@@ -469,14 +476,12 @@ def calibrate_command(args) -> int:
         return 2
     samples = []
     for name, path in args.colour:
-        img = read_image(path)
         try:
-            if img is None:
-                raise ValueError(f"cannot read {path} as an image")
-            boxes = [d.box for d in det.detect(img)]
+            img = _photo(path)
         except ValueError as exc:
             print(f"dicetable calibrate: {exc} (for colour {name})", file=sys.stderr)
             return 1
+        boxes = [d.box for d in det.detect(img)]
         if not boxes:
             print(f"dicetable calibrate: no dice found in {path} (for colour {name}); "
                   "take a top-down photo of a throw of that colour's dice", file=sys.stderr)

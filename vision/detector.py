@@ -287,7 +287,7 @@ class Detector:
         """The dice with the models' full opinion (see RawDetection): every candidate, or
         with ``everything=False`` only those at or above the decision threshold (the others'
         colours are then not measured)."""
-        image = _as_bgr(image_bgr)
+        image = as_bgr(image_bgr)
         boxes, scores, from_coarse = self._find(image)
         if len(boxes) == 0:
             return []
@@ -395,7 +395,10 @@ def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _as_bgr(image: np.ndarray) -> np.ndarray:
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """`image` as the detector reads it (HxWx3 BGR uint8; grey and BGRA converted). Raises
+    TypeError for an array that is not uint8, ValueError for one that is no photo of dice
+    (not 2 or 3 dimensions of 1, 3 or 4 channels, or under 16 px on a side)."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
         raise TypeError("detect() takes a uint8 numpy image (BGR, as cv2.imread gives)")
     if image.ndim == 2:

@@ -1,11 +1,14 @@
 """The `dicetable` command as a process: what it sets up before any subcommand runs."""
 from __future__ import annotations
 
+import platform
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import pi.cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +39,14 @@ def faults_per_photo(mode: str) -> float:
     return float(out)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc")
 def test_frame_buffers_are_reused_not_faulted_in_again_for_every_photo():
     # Without the setting this machine faults in about a thousand pages (4 MB) per photo.
     assert faults_per_photo("reuse") < 100
+
+
+def test_every_dicetable_command_starts_by_keeping_frame_buffers(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(pi.cli, "reuse_frame_buffers", lambda: calls.append("kept"))
+    assert pi.cli.main(["odds", "--card", "T01"]) == 0 and "T01" in capsys.readouterr().out
+    assert calls == ["kept"]

@@ -293,4 +293,5 @@ def test_calibrate_refuses_a_photo_too_small_to_hold_dice(tmp_path, capsys):
     cv2.imwrite(str(thumb), np.zeros((10, 12, 3), np.uint8))
     assert main(["calibrate", "--colour", "red", str(thumb), "--out", str(tmp_path / "c.json")]) == 1
     err = capsys.readouterr().err
-    assert "too small to hold dice (for colour red)" in err and not (tmp_path / "c.json").exists()
+    assert "thumb.png: image of 12x10 px is too small to hold dice (for colour red)" in err
+    assert not (tmp_path / "c.json").exists()

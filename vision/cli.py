@@ -371,8 +371,6 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, v
     """Median and p90 ms of Detector.detect() per frame for each thread count."""
     import time
 
-    import numpy as np
-
     from vision.detector import Detector
 
     frames = bench_frames()
@@ -389,11 +387,7 @@ def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, v
             dice = det.detect(f)
             times.append((time.perf_counter() - t0) * 1000)
             found.append(len(dice))
-        report["results"].append({
-            "threads": n, "median_ms": round(float(np.median(times)), 2),
-            "p90_ms": round(float(np.percentile(times, 90)), 2),
-            "mean_dice_found": round(float(np.mean(found)), 2),
-        })
+        report["results"].append(_timing(n, times, times, found))
     return _with_machine(report)
 
 
@@ -403,8 +397,6 @@ def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=
     each thread count: the median over `passes` passes of the mean ms a photo, and the 90th
     percentile of single photos."""
     import time
-
-    import numpy as np
 
     from vision.detector import Detector
 
@@ -423,12 +415,17 @@ def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=
                 singles.append((time.perf_counter() - t0) * 1000)
                 found.append(len(line["dice"]))
             means.append((time.perf_counter() - start) * 1000 / len(files))
-        report["results"].append({
-            "threads": n, "median_ms": round(float(np.median(means)), 2),
-            "p90_ms": round(float(np.percentile(singles, 90)), 2),
-            "mean_dice_found": round(float(np.mean(found)), 2),
-        })
+        report["results"].append(_timing(n, means, singles, found))
     return _with_machine(report)
+
+
+def _timing(threads: int, runs: list[float], singles: list[float], found: list[int]) -> dict:
+    """One thread count's line of a bench report: the median of `runs` and the 90th
+    percentile of `singles` (ms), and the mean number of dice found."""
+    import numpy as np
+
+    return {"threads": threads, "median_ms": round(float(np.median(runs)), 2),
+            "p90_ms": round(float(np.percentile(singles, 90)), 2), "mean_dice_found": round(float(np.mean(found)), 2)}
 
 
 def _with_machine(report: dict) -> dict:
@@ -519,9 +516,10 @@ def teach_command(args) -> int:
         return 2
     photos = []
     for name in sorted(labels):
-        image = read_image(Path(args.folder) / name)
-        if image is None:
-            print(f"dicetable teach: cannot read {args.folder}/{name} as an image; nothing saved", file=sys.stderr)
+        try:
+            image = _photo(Path(args.folder) / name)
+        except ValueError as exc:
+            print(f"dicetable teach: {exc}; nothing saved", file=sys.stderr)
             return 2
         photos.append((image, labels[name]["dice"]))
     if not photos:

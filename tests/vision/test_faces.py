@@ -121,6 +121,16 @@ def test_teach_refuses_bad_folders_and_writes_nothing(tmp_path, capsys):
     empty = write(tmp_path / "empty", [])
     assert main(["teach", str(empty)]) == 2
     assert "labels no photo" in capsys.readouterr().err
+    # A photo too small to hold dice beside good ones: named, nothing taught or saved.
+    tiny = write(tmp_path / "tiny", trays(1, 1))
+    cv2.imwrite(str(tiny / "thumb.png"), np.zeros((10, 12, 3), np.uint8))
+    ann = json.loads((tiny / "annotations.json").read_text())
+    ann["thumb.png"] = {"width": 12, "height": 10, "dice": [[1, 1, 9, 9, 6]]}
+    (tiny / "annotations.json").write_text(json.dumps(ann))
+    assert main(["teach", str(tiny)]) == 2
+    err = capsys.readouterr().err
+    assert "thumb.png: image of 12x10 px is too small" in err and "nothing saved" in err and "Traceback" not in err
+    assert not (tmp_path / "data" / "faces.npz").exists()
     # Ordinary dice the model reads right teach nothing.
     ordinary = tmp_path / "ordinary"
     ordinary.mkdir()

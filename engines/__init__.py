@@ -9,9 +9,10 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from engines.core import IllegalEvent, ReplayStep, Seat, SetupError, replay
+from engines.core import DataError, EngineError, IllegalEvent, ReplayStep, Seat, SetupError, replay
 
-__all__ = ["GAMES", "load", "replay", "GameNotImplemented", "IllegalEvent", "SetupError", "Seat", "ReplayStep"]
+__all__ = ["GAMES", "load", "replay", "GameNotImplemented", "EngineError", "IllegalEvent", "DataError", "SetupError", "Seat",
+           "ReplayStep"]
 
 #: Every game of the project, by the name scripts and configs use.
 GAMES = ("alea", "dieangler", "chiritsumo", "ariexpress", "flyingdwarves")

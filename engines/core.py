@@ -49,12 +49,40 @@ __all__ = [
 ]
 
 
-class IllegalEvent(ValueError):
+class EngineError(ValueError):
+    """The root of every error an engine raises: a message in English and in Japanese.
+
+    ``str(exc)`` is the English text; ``exc.text`` is ``{"en", "ja"}`` for the pages;
+    ``exc.details`` holds machine-readable facts (the seat, the field, ...).
+    """
+
+    def __init__(self, en: str, ja: str | None = None, **details: Any) -> None:
+        # TRANSITION: ja becomes required once every engine gives it.
+        super().__init__(en)
+        self.en = en
+        self.ja = ja if ja is not None else en
+        self.details = details
+
+    @property
+    def text(self) -> dict[str, str]:
+        return {"en": self.en, "ja": self.ja}
+
+    @classmethod
+    def of(cls, message: Mapping[str, str], **details: Any) -> "EngineError":
+        """The error with a ``{"en", "ja"}`` message."""
+        return cls(message["en"], message["ja"], **details)
+
+
+class IllegalEvent(EngineError):
     """An event the rules refuse; the message says what was seen and what was expected."""
 
 
-class SetupError(ValueError):
-    """Seats or options a game cannot start with; the message names the fix."""
+class DataError(EngineError):
+    """Seats, options or a data file a game cannot start with; the message names the fix."""
+
+
+#: The name ``setup`` callers have always caught; the same class as ``DataError``.
+SetupError = DataError
 
 
 @dataclass(frozen=True)
@@ -82,11 +110,70 @@ class Die:
         return {"colour": self.colour, "face": self.face, "sides": self.sides}
 
 
+#: Seat and dice colours a script or config may name, with their Japanese names. The "*"
+#: of an input's dice ("any colour") is not a colour, so no seat can be called that.
+COLOURS: dict[str, str] = {
+    "red": "赤", "orange": "オレンジ", "yellow": "黄", "green": "緑", "blue": "青",
+    "purple": "紫", "pink": "ピンク", "white": "白", "black": "黒", "clear": "透明",
+    "grey": "灰色", "gray": "灰色", "brown": "茶", "teal": "青緑", "cyan": "水色",
+    "lime": "黄緑", "gold": "金", "silver": "銀", "navy": "紺", "violet": "すみれ色",
+    "magenta": "マゼンタ", "beige": "ベージュ", "ivory": "アイボリー",
+}
+
+#: Bounds on what one event or script may hold, so that no line can cost minutes.
+MAX_NAME = 40
+MAX_DICE = 60
+
+
+def colour_ja(colour: str) -> str:
+    """A colour's Japanese name (the colour itself when it has none)."""
+    return COLOURS.get(colour, colour)
+
+
+def check_colour(colour: Any, label: str, label_ja: str, error: type[EngineError] = None) -> str:
+    """``colour`` if it is one of ``COLOURS``; ``error`` (IllegalEvent) naming ``label`` otherwise."""
+    error = error or IllegalEvent
+    if not isinstance(colour, str) or colour not in COLOURS:
+        shown = short(colour)
+        raise error(f"{label} has the colour {shown}; a colour is one of {', '.join(COLOURS)}",
+                    f"{label_ja}の色 {shown} は使えません。使える色: {', '.join(COLOURS)}")
+    return colour
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages that echo input."""
+    try:
+        shown = repr(value)
+    except (ValueError, RecursionError):  # an int too long to print, a list nested too deep
+        shown = f"<{type(value).__name__}>"
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def ascii_int(text_: str) -> int | None:
+    """The whole number written in ASCII digits ``text_`` (``"12"``), else None: ``"²"``,
+    ``"①"`` and full-width digits are not numbers here."""
+    if isinstance(text_, str) and text_.isascii() and text_.isdigit() and len(text_) <= 9:
+        return int(text_)
+    return None
+
+
+def whole(value: Any, lo: int, hi: int) -> bool:
+    """Whether ``value`` is a whole number (not a bool) from ``lo`` to ``hi``."""
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+
 def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_seats: int) -> tuple[Seat, ...]:
     """Seats from ``Seat`` values or ``{"name", "colour"}`` dicts, checked.
 
-    Names and colours must be non-empty strings, each unique at the table.
+    Names are non-empty strings of at most ``MAX_NAME`` characters, colours come from
+    ``COLOURS``; each is unique at the table.
     """
+    if not isinstance(seats, (list, tuple)):
+        raise DataError(f"the seats must be a list of {{\"name\": ..., \"colour\": ...}}, saw {short(seats)}",
+                        f"席は {{\"name\": ..., \"colour\": ...}} のリストで書いてください（{short(seats)}）")
+    if not min_seats <= len(seats) <= max_seats:
+        raise DataError(f"this game is for {min_seats} to {max_seats} seats, saw {len(seats)}",
+                        f"このゲームは{min_seats}〜{max_seats}人用です（{len(seats)}席）")
     result: list[Seat] = []
     for i, seat in enumerate(seats):
         if isinstance(seat, Seat):
@@ -94,20 +181,20 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
         elif isinstance(seat, Mapping):
             name, colour = seat.get("name"), seat.get("colour", seat.get("color"))
         else:
-            raise SetupError(f"seat {i + 1} is {seat!r}; give each seat as {{\"name\": ..., \"colour\": ...}}")
-        if not isinstance(name, str) or not name.strip():
-            raise SetupError(f"seat {i + 1} has no name (saw {name!r}); give each seat a non-empty \"name\"")
-        if not isinstance(colour, str) or not colour.strip():
-            raise SetupError(f"seat {name!r} has no colour (saw {colour!r}); give each seat a dice \"colour\"")
+            raise DataError(f"seat {i + 1} is {short(seat)}; give each seat as {{\"name\": ..., \"colour\": ...}}",
+                            f"{i + 1}番目の席が {short(seat)} です。{{\"name\": ..., \"colour\": ...}} で書いてください")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+            raise DataError(f"seat {i + 1} has no usable name (saw {short(name)}); give each seat a name of "
+                            f"1 to {MAX_NAME} printable characters",
+                            f"{i + 1}番目の席の名前 {short(name)} は使えません。1〜{MAX_NAME}文字の名前にしてください")
+        check_colour(colour, f"seat {name!r}", f"席「{name}」", DataError)
         result.append(Seat(name, colour))
-    if not min_seats <= len(result) <= max_seats:
-        raise SetupError(f"this game is for {min_seats} to {max_seats} seats, saw {len(result)}")
-    names = [s.name for s in result]
-    colours = [s.colour for s in result]
-    for label, values in (("name", names), ("colour", colours)):
+    for label, label_ja, values in (("name", "名前", [s.name for s in result]),
+                                    ("colour", "色", [s.colour for s in result])):
         doubles = sorted({v for v in values if values.count(v) > 1})
         if doubles:
-            raise SetupError(f"two seats share the {label} {doubles[0]!r}; each seat needs its own {label}")
+            raise DataError(f"two seats share the {label} {doubles[0]!r}; each seat needs its own {label}",
+                            f"2つの席が同じ{label_ja}「{doubles[0]}」です。席ごとに別の{label_ja}にしてください")
     return tuple(result)
 
 
@@ -117,9 +204,13 @@ FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 def dice_from(raw: Any, what: str = "dice", sides: Iterable[int] = (6,)) -> tuple[Die, ...]:
     """Dice of a throw event: a list of ``{"colour": str, "face": int, "sides": 6}``, checked
-    (each as `die_from` reads it)."""
+    (each as `die_from` reads it), at most ``MAX_DICE`` of them."""
     if not isinstance(raw, list):
-        raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {raw!r}")
+        raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {short(raw)}",
+                           f"「{what}」はダイスのリスト（{{\"colour\": ..., \"face\": 1-6}}）で書いてください（{short(raw)}）")
+    if len(raw) > MAX_DICE:
+        raise IllegalEvent(f"'{what}' holds {len(raw)} dice; a throw holds at most {MAX_DICE}",
+                           f"「{what}」のダイスが{len(raw)}個です。1回の投げは最大{MAX_DICE}個です")
     return tuple(die_from(item, f"die {i + 1}", sides) for i, item in enumerate(raw))
 
 
@@ -132,27 +223,31 @@ def die_from(item: Any, label: str = "die", sides: Iterable[int] = (6,)) -> Die:
     ``[colour, face]`` pair or a ``[colour, face, sides]`` triple.
     """
     allowed = tuple(sides)
+    label_ja = label.replace("die ", "ダイス").replace("die", "ダイス")
     if isinstance(item, (list, tuple)) and len(item) in (2, 3):
         item = dict(zip(("colour", "face", "sides"), item))
     if not isinstance(item, Mapping):
-        raise IllegalEvent(f"{label} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {item!r}")
+        raise IllegalEvent(f"{label} must be {{\"colour\": ..., \"face\": 1-6}} or [colour, face], saw {short(item)}",
+                           f"{label_ja}は {{\"colour\": ..., \"face\": 1-6}} か [色, 目] で書いてください（{short(item)}）")
     unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
     if unknown:
-        raise IllegalEvent(f"{label} has unknown key(s) {unknown}; a die has 'colour' and 'face'")
+        raise IllegalEvent(f"{label} has unknown key(s) {short(unknown)}; a die has 'colour' and 'face'",
+                           f"{label_ja}に不明な項目 {short(unknown)} があります。ダイスは colour と face で書きます")
     colour, face = item.get("colour", item.get("color")), item.get("face")
     n = item.get("sides", 6)
-    if not isinstance(colour, str) or not colour:
-        raise IllegalEvent(f"{label} has no colour (saw {colour!r}); expected a colour name like \"red\"")
+    if not isinstance(colour, str) or not colour.strip() or colour == "*" or len(colour) > MAX_NAME:
+        raise IllegalEvent(f"{label} has no colour (saw {short(colour)}); expected a colour name like \"red\"",
+                           f"{label_ja}の色がありません（{short(colour)}）。\"red\" のような色の名前を書いてください")
     if isinstance(n, bool) or n not in allowed:
-        kinds = " or ".join(f"d{k}" for k in allowed)
-        if allowed == (6,):
-            raise IllegalEvent(f"{label} has {n!r} sides; this game uses six-sided dice")
-        raise IllegalEvent(f"{label} has {n!r} sides; this game uses {kinds}")
+        kinds = "six-sided dice" if allowed == (6,) else " or ".join(f"d{k}" for k in allowed)
+        raise IllegalEvent(f"{label} has {short(n)} sides; this game uses {kinds}",
+                           f"{label_ja}の面数 {short(n)} は使えません。このゲームで使うのは{'・'.join(f'd{k}' for k in allowed)}です")
     faces = FACES[n]
-    if isinstance(face, bool) or not isinstance(face, int) or face not in faces:
+    if not whole(face, faces[0], faces[-1]):
+        kind = "" if n == 6 else f" d{n}"
         raise IllegalEvent(
-            f"{label} ({colour}{'' if n == 6 else f' d{n}'}) shows {face!r}; "
-            f"expected a face from {faces[0]} to {faces[-1]}"
+            f"{label} ({colour}{kind}) shows {short(face)}; expected a face from {faces[0]} to {faces[-1]}",
+            f"{label_ja}（{colour_ja(colour)}{kind}）の目 {short(face)} はありえません。{faces[0]}〜{faces[-1]}の目です",
         )
     return Die(colour, face, n)
 
@@ -206,24 +301,264 @@ def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str
     """The ``"type"`` of an event whose fields fit ``keys`` (type -> (required fields,
     optional fields); ``"type"`` and ``"comment"`` always allowed); IllegalEvent naming
     what is missing or unknown otherwise."""
+    kinds = ", ".join(keys)
     if not isinstance(event, Mapping):
-        raise IllegalEvent(f"an event is an object with a \"type\" ({', '.join(keys)}); saw {event!r}")
+        raise IllegalEvent(f"an event is an object with a \"type\" ({kinds}); saw {short(event)}",
+                           f"イベントは \"type\"（{kinds}）を持つオブジェクトです（{short(event)}）")
     kind = event.get("type")
     if not isinstance(kind, str) or kind not in keys:
-        raise IllegalEvent(f"unknown event type {kind!r}; expected one of {', '.join(keys)}")
+        raise IllegalEvent(f"unknown event type {short(kind)}; expected one of {kinds}",
+                           f"イベントの種類 {short(kind)} はありません。使えるのは {kinds} です")
     required, optional = keys[kind]
     missing = sorted(required - set(event))
     if missing:
-        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields")
+        raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields",
+                           f"{kind} イベントに {', '.join(missing)} がありません（項目は docs/replay.md）")
     unknown = sorted(set(event) - required - optional - {"type", "comment"})
     if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {unknown}; expected {sorted(required | optional)}")
+        raise IllegalEvent(f"the {kind} event has unknown field(s) {short(unknown)}; expected {sorted(required | optional)}",
+                           f"{kind} イベントに不明な項目 {short(unknown)} があります（使える項目: {sorted(required | optional)}）")
     return kind
 
 
 def event_list(state: Any) -> list[dict[str, Any]]:
     """The accepted events of a game, oldest first, as plain dicts."""
     return [json.loads(text) for text in state.events]
+
+
+# --- the kit: what every engine's apply, expects and view are built from ---------------------
+
+
+class Chain:
+    """An append-only sequence that shares its past: ``add`` is O(1) and leaves ``self``
+    as it was, so a state can hold its events and log without copying them per event."""
+
+    __slots__ = ("_prev", "_item", "_len")
+
+    def __init__(self, prev: "Chain | None" = None, item: Any = None) -> None:
+        self._prev = prev
+        self._item = item
+        self._len = 0 if prev is None else prev._len + 1
+
+    def add(self, item: Any) -> "Chain":
+        return Chain(self, item)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self):
+        items = []
+        node = self
+        while node._prev is not None:
+            items.append(node._item)
+            node = node._prev
+        return reversed(items)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, int) and index == -1 and self._len:
+            return self._item
+        return tuple(self)[index]
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, (Chain, tuple)):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Chain({list(self)!r})"
+
+
+EMPTY = Chain()
+
+
+def say(state: Any, en: str, ja: str) -> Any:
+    """``state`` with one more log line (``state.log``, a ``Chain`` of ``(en, ja)``)."""
+    return replace(state, log=state.log.add((en, ja)))
+
+
+def log_lines(state: Any) -> list[dict[str, str]]:
+    """The view's ``log``: every line of ``state.log`` as ``{"en", "ja"}``."""
+    return [{"en": en, "ja": ja} for en, ja in state.log]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One row of an engine's moves table: an event type's fields, the phases it is
+    allowed in (``None``: the handler judges) and its handler ``(state, event) -> state``."""
+
+    handler: Callable[[Any, Mapping[str, Any]], Any]
+    phases: tuple[str, ...] | None = None
+    required: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
+
+
+def move(handler: Callable[[Any, Mapping[str, Any]], Any], phases: Iterable[str] | None = None,
+         required: Iterable[str] = ("seat",), optional: Iterable[str] = ()) -> Move:
+    """A ``Move`` from plain iterables (most events carry a ``seat``)."""
+    return Move(handler, None if phases is None else tuple(phases), frozenset(required), frozenset(optional))
+
+
+def apply_move(state: Any, event: Any, moves: Mapping[str, Move], expects: Callable[[Any], Mapping[str, Any]]) -> Any:
+    """The state after ``event`` by the engine's moves table, its text added to
+    ``state.events``; ``IllegalEvent`` when the event is malformed, the game is over, or its
+    type is not allowed in this phase (the message says what the table waits for)."""
+    kind = event_kind(event, {k: (set(m.required), set(m.optional)) for k, m in moves.items()})
+    row = moves[kind]
+    if state.phase == "over":
+        raise IllegalEvent("the game is over; no event is expected", "ゲームは終わりました。これ以上イベントは受け付けません")
+    if row.phases is not None and state.phase not in row.phases:
+        raise IllegalEvent.of(joined(text(f"saw a {kind} event, but ", f"{kind} イベントが来ましたが、"),
+                                     waiting_for(expects(state))))
+    new = row.handler(state, event)
+    return replace(new, events=state.events.add(event_text(event)))
+
+
+def joined(*parts: Mapping[str, str]) -> dict[str, str]:
+    """Bilingual texts put one after the other."""
+    return {lang: "".join(p[lang] for p in parts) for lang in ("en", "ja")}
+
+
+def waiting_for(expects: Mapping[str, Any]) -> dict[str, str]:
+    """"the table is waiting for ..." from an ``expects``: the prompts of its inputs (a
+    secret input names nobody), both languages."""
+    inputs = expects.get("inputs", [])
+    if not inputs:
+        return text("the game is over; no event is expected", "ゲームは終わっていて、次のイベントはありません")
+    en, ja = [], []
+    for inp in inputs:
+        who = "" if inp.get("secret") or not inp.get("seats") else f" ({', '.join(inp['seats'])})"
+        en.append(f"{inp['type']}{who}: {inp['prompt']['en']}")
+        ja.append(f"{inp['type']}{who}: {inp['prompt']['ja']}")
+    return text("the table is waiting for " + "; or ".join(en),
+                "待っているのは次の入力です: " + "／".join(ja))
+
+
+def seat_index(seats: Sequence[Seat], name: Any) -> int:
+    """The index of the seat called ``name``; IllegalEvent listing the seats otherwise."""
+    for i, seat in enumerate(seats):
+        if seat.name == name:
+            return i
+    names = ", ".join(s.name for s in seats)
+    raise IllegalEvent(f"unknown seat {short(name)}; the seats are {names}",
+                       f"席 {short(name)} はありません。席は {names} です", seat=name)
+
+
+def check_options(options: Any, known: Iterable[str]) -> dict[str, Any]:
+    """``options`` as a dict, with no key outside ``known``; DataError otherwise."""
+    known = tuple(known)
+    if not isinstance(options, Mapping):
+        raise DataError(f"options must be an object, saw {short(options)}", f"options はオブジェクトで書いてください（{short(options)}）")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        allowed = ", ".join(known) or "none"
+        raise DataError(f"unknown option(s) {short(unknown)}; this game's options are: {allowed}",
+                        f"不明なオプション {short(unknown)} があります。このゲームのオプション: {allowed}")
+    return dict(options)
+
+
+def option_choice(options: Mapping[str, Any], key: str, choices: Sequence[Any], default: Any) -> Any:
+    """``options[key]`` (``default`` when absent), one of ``choices``; DataError otherwise."""
+    value = options.get(key, default)
+    if isinstance(value, bool) and not any(isinstance(c, bool) for c in choices) or value not in choices:
+        listed = ", ".join(json.dumps(c) for c in choices)
+        raise DataError(f"option {key!r} is {short(value)}; expected one of {listed}",
+                        f"オプション {key} が {short(value)} です。{listed} のどれかにしてください")
+    return value
+
+
+def option_int(options: Mapping[str, Any], key: str, lo: int, hi: int, default: int) -> int:
+    """``options[key]`` (``default`` when absent), a whole number from ``lo`` to ``hi``."""
+    value = options.get(key, default)
+    if not whole(value, lo, hi):
+        raise DataError(f"option {key!r} is {short(value)}; expected a whole number from {lo} to {hi}",
+                        f"オプション {key} が {short(value)} です。{lo}〜{hi}の整数にしてください")
+    return value
+
+
+def base_view(state: Any, game: str, expects: Mapping[str, Any], scores: Mapping[str, Any],
+              winners: Sequence[str]) -> dict[str, Any]:
+    """The keys every view has (docs/contracts.md): game, phase, seats, scores, winners,
+    the public ``expects`` and the log."""
+    return {
+        "game": game,
+        "phase": state.phase,
+        "seats": [s.as_dict() for s in state.seats],
+        "scores": dict(scores),
+        "winners": list(winners),
+        "expects": public(expects),
+        "log": log_lines(state),
+    }
+
+
+def seat_view(state: Any, seat: str) -> tuple[int, dict[str, Any]]:
+    """(index, the start of ``view(state, seat)["mine"]``) for the seat called ``seat``;
+    ``ValueError`` (an ``IllegalEvent``) for a seat not at the table."""
+    i = seat_index(state.seats, seat)
+    return i, {"seat": seat, "colour": state.seats[i].colour}
+
+
+# --- expects: builders and the validator every engine's output passes -------------------
+
+
+def field(name: str, kind: str, en: str, ja: str, **more: Any) -> dict[str, Any]:
+    """One field of an input (docs/contracts.md, "A Field")."""
+    return {"name": name, "kind": kind, "label": text(en, ja), **more}
+
+
+def option(value: Any, en: str, ja: str) -> dict[str, Any]:
+    """One option of a choice or multi field."""
+    return {"value": value, "label": text(en, ja)}
+
+
+def an_input(type_: str, seats: Iterable[str], prompt: Mapping[str, str], fields: Sequence[Mapping[str, Any]] = (),
+             secret: bool = False, **more: Any) -> dict[str, Any]:
+    """One input of ``expects`` (docs/contracts.md, "An Input")."""
+    return {"type": type_, "seats": list(seats), "secret": secret, "prompt": dict(prompt), "fields": list(fields), **more}
+
+
+KINDS = {"number", "choice", "multi", "numbers", "bool", "dice", "picked", "layout", "json"}
+
+
+def expects_problems(expects: Any, seat_names: Sequence[str]) -> list[str]:
+    """What is wrong with an ``expects`` value (empty when it keeps docs/contracts.md)."""
+    bad: list[str] = []
+    if not isinstance(expects, Mapping) or not isinstance(expects.get("inputs"), list):
+        return [f"expects is {short(expects)}; it needs an 'inputs' list"]
+    if not isinstance(expects.get("phase"), str):
+        bad.append("expects has no phase")
+    winners = expects.get("winners")
+    if not isinstance(winners, list) or any(w not in seat_names for w in winners):
+        bad.append(f"winners {short(winners)} are not seat names")
+    for inp in expects["inputs"]:
+        where = f"input {inp.get('type')!r}"
+        if not isinstance(inp.get("type"), str):
+            bad.append(f"{where} has no type")
+        if any(s not in seat_names for s in inp.get("seats", [None])):
+            bad.append(f"{where} names a seat not at the table: {inp.get('seats')}")
+        if not isinstance(inp.get("secret"), bool):
+            bad.append(f"{where} does not say whether it is secret")
+        prompt = inp.get("prompt")
+        if not (isinstance(prompt, Mapping) and prompt.get("en") and prompt.get("ja")):
+            bad.append(f"{where} has no prompt in both languages")
+        for f in inp.get("fields", []):
+            fw = f"{where} field {f.get('name')!r}"
+            if f.get("kind") not in KINDS:
+                bad.append(f"{fw} has an unknown kind {f.get('kind')!r}")
+            label = f.get("label")
+            if not (isinstance(label, Mapping) and label.get("en") and label.get("ja")):
+                bad.append(f"{fw} has no label in both languages")
+            for o in f.get("options", []):
+                ol = o.get("label") if isinstance(o, Mapping) else None
+                if not (isinstance(ol, Mapping) and ol.get("en") and ol.get("ja")):
+                    bad.append(f"{fw} has an option without labels in both languages: {short(o)}")
+            if f.get("kind") == "choice" and not f.get("options"):
+                bad.append(f"{fw} is a choice with no options")
+            if f.get("kind") in ("number", "numbers") and not (whole(f.get("min"), -10**9, 10**9) and whole(f.get("max"), f.get("min", 0), 10**9)):
+                bad.append(f"{fw} has no whole min <= max")
+    return bad
 
 
 @dataclass(frozen=True)
@@ -259,8 +594,9 @@ class Rng:
 
 def rng_seed(seed: int, stream: int = 54) -> Rng:
     """A generator seeded like the reference ``pcg32_srandom_r(seed, stream)``."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SetupError(f"the seed must be an integer, saw {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -(1 << 63) <= seed < (1 << 63):
+        raise DataError(f"the seed must be a whole number from -2**63 to 2**63 - 1, saw {short(seed)}",
+                        f"seed は -2**63 から 2**63 - 1 までの整数です（{short(seed)}）")
     inc = ((stream << 1) | 1) & _MASK64
     rng = Rng(0, inc)
     _, rng = rng_next(rng)

@@ -66,8 +66,14 @@ def test_shuffle_is_a_seeded_permutation():
 
 
 def test_seed_must_be_an_integer():
-    with pytest.raises(SetupError, match="seed must be an integer"):
+    with pytest.raises(SetupError, match="seed must be a whole number"):
         rng_seed("7")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [2**63, -(2**70)])
+def test_seed_out_of_64_bits_is_refused(seed):
+    with pytest.raises(SetupError, match="2\\*\\*63"):
+        rng_seed(seed)
 
 
 def test_seats_from_accepts_dicts_and_seats_and_checks_them():
@@ -79,8 +85,16 @@ def test_seats_from_accepts_dicts_and_seats_and_checks_them():
         seats_from([Seat("Aki", "red"), Seat("Ben", "red")], 2, 5)
     with pytest.raises(SetupError, match="share the name 'Aki'"):
         seats_from([Seat("Aki", "red"), Seat("Aki", "blue")], 2, 5)
-    with pytest.raises(SetupError, match="has no colour"):
+    with pytest.raises(SetupError, match="has the colour None"):
         seats_from([{"name": "Aki"}], 1, 5)
+    # the "any colour" wildcard of an input's dice is no seat colour
+    with pytest.raises(SetupError, match="has the colour '\\*'") as refused:
+        seats_from([{"name": "Aki", "colour": "*"}], 1, 5)
+    assert refused.value.ja != refused.value.en and "色" in refused.value.ja
+    with pytest.raises(SetupError, match="usable name"):
+        seats_from([{"name": "A" * 41, "colour": "red"}], 1, 5)
+    with pytest.raises(SetupError, match="usable name"):
+        seats_from([{"name": "\ud800", "colour": "red"}], 1, 5)
 
 
 def test_dice_from_reads_colour_and_face_and_refuses_bad_dice():

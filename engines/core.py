@@ -321,6 +321,23 @@ def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str
     return kind
 
 
+def load_glossary(data_file: str) -> dict[str, dict[str, str]]:
+    """The ``[glossary]`` of a game's packaged data file: term -> ``{"en", "ja"}``, one
+    English and one Japanese name per term, used by the engine, the pages and the partials."""
+    where, data = read_toml(data_file, None, DataError)
+    table = data.get("glossary")
+    if not isinstance(table, Mapping) or not table:
+        raise DataError(f"{where} has no [glossary]", f"{where} に [glossary] がありません")
+    out = {}
+    for key, names in table.items():
+        if not (isinstance(names, Mapping) and set(names) == {"en", "ja"}
+                and all(isinstance(v, str) and v for v in names.values())):
+            raise DataError(f"{where}: glossary term {key!r} needs exactly one \"en\" and one \"ja\" name",
+                            f"{where}: 用語 {key} には \"en\" と \"ja\" の名前を1つずつ書いてください")
+        out[key] = {"en": names["en"], "ja": names["ja"]}
+    return out
+
+
 def event_list(state: Any) -> list[dict[str, Any]]:
     """The accepted events of a game, oldest first, as plain dicts."""
     return [json.loads(text) for text in state.events]

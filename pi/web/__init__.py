@@ -12,12 +12,20 @@ import secrets
 from typing import Any
 
 from flask import Flask, g, jsonify, render_template, request, session
+from jinja2 import pass_context
 from werkzeug.exceptions import HTTPException
 
 from pi.words import colour_ja
 from pi.web import i18n
 
 log = logging.getLogger(__name__)
+
+
+def glossary(game: str) -> dict[str, dict[str, str]]:
+    """A game's glossary (``engine.GLOSSARY``), term -> ``{"en", "ja"}``."""
+    import engines
+
+    return engines.load(game).GLOSSARY
 
 
 def _secret_key(table: Any) -> str:
@@ -95,6 +103,13 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         g.lang = i18n.choose_language(
             request.cookies.get("lang"), request.accept_languages, getattr(config, "language", "en")
         )
+
+    @app.template_global()
+    @pass_context
+    def term(context: Any, key: str) -> str:
+        """A term of the game's glossary (its data file) in the page's language: every word
+        a game partial shows comes from there, so the engine and the page say the same."""
+        return glossary(context["view"]["game"])[key][context.get("lang", "en")]
 
     @app.context_processor
     def _helpers() -> dict[str, Any]:

@@ -259,8 +259,12 @@ def text(en: str, ja: str) -> dict[str, str]:
 
 def public(expects: Mapping[str, Any]) -> dict[str, Any]:
     """``expects`` as anyone may see it: a secret input does not say who still has to
-    choose (its ``seats`` is emptied)."""
-    inputs = [dict(i, seats=[]) if i.get("secret") else dict(i) for i in expects.get("inputs", [])]
+    choose (its ``seats`` is emptied) nor what each seat may choose (a field's ``only``)."""
+    inputs = [
+        dict(i, seats=[], fields=[{k: v for k, v in f.items() if k != "only"} for f in i.get("fields", [])])
+        if i.get("secret") else dict(i)
+        for i in expects.get("inputs", [])
+    ]
     return {**expects, "inputs": inputs}
 
 

@@ -142,7 +142,9 @@ def test_a_refused_button_says_why(served, browser):
     page = browser.new_page(locale="en-US")
     page.goto(root + "/")
     page.locator("#demo-throw").click()  # nobody has to throw while declarations are open
-    expect(page.locator("#notice")).to_have_text("Nobody has to throw right now.")
+    # where the eye is: in the toast at the thumb, and beside the button that was tapped
+    expect(page.locator("#toast")).to_have_text("Nobody has to throw right now.")
+    expect(page.locator("#virtual-buttons .form-error")).to_have_text("Nobody has to throw right now.")
     page.close()
 
 

@@ -7,27 +7,78 @@
   var wordsEl = document.getElementById("led-words");
   if (wordsEl) { try { ledWords = JSON.parse(wordsEl.textContent); } catch (e) { ledWords = {}; } }
 
-  // Errors of the buttons' requests show in a notice at the top, in the page's language.
-  function showError(error) {
-    var notice = document.getElementById("notice");
-    if (!notice || !error) { return; }
-    notice.textContent = error[document.documentElement.lang] || error.en || "";
-    notice.hidden = false;
-    clearTimeout(showError.timer);
-    showError.timer = setTimeout(function () { notice.hidden = true; }, 6000);
+  var lang = document.documentElement.lang;
+  function words(text) { return (text && (text[lang] || text.en)) || ""; }
+
+  // Every answer is shown where the eye is: in a toast at the bottom of the screen (where the
+  // thumb is) and, for a form or a button, right beside it.
+  var toast = document.getElementById("toast");
+  function showToast(text, kind) {
+    if (!toast || !text) { return; }
+    toast.textContent = text;
+    toast.className = "toast " + (kind || "");
+    toast.hidden = false;
+    clearTimeout(showToast.timer);
+    showToast.timer = setTimeout(function () { toast.hidden = true; }, kind === "error" ? 7000 : 2500);
   }
+  function showError(error, near) {
+    if (!error) { return; }
+    showToast(words(error), "error");
+    if (near) {
+      var place = near.querySelector(".form-error");
+      if (!place) {
+        place = document.createElement("p");
+        place.className = "form-error notice error";
+        place.setAttribute("role", "alert");
+        near.appendChild(place);
+      }
+      place.textContent = words(error);
+      place.hidden = false;
+    }
+  }
+  var offline = { en: "The table did not answer; check the connection.", ja: "テーブルから応答がありません。接続を確認してください。" };
 
   var csrfMeta = document.querySelector("meta[name=csrf]");
   var csrf = csrfMeta ? csrfMeta.content : "";
 
-  function post(url) {
-    return fetch(url, { method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrf }, credentials: "same-origin" })
+  function send(url, data, near) {
+    return fetch(url, { method: "POST", body: data, headers: { "Accept": "application/json", "X-CSRF-Token": csrf }, credentials: "same-origin" })
       .then(function (response) {
-        if (!response.ok) {
-          return response.json().then(function (body) { showError(body.error); }, function () {});
-        }
-      }, function () { showError({ en: "The table did not answer; check the connection.", ja: "テーブルから応答がありません。接続を確認してください。" }); });
+        return response.json().then(function (answer) {
+          if (!response.ok || answer.ok === false) { showError(answer.error || offline, near); return false; }
+          if (answer.message) { showToast(words(answer.message), "ok"); }
+          return true;
+        }, function () { if (!response.ok) { showError(offline, near); } return response.ok; });
+      }, function () { showError(offline, near); return false; });
   }
+  function post(url, near) { return send(url, null, near); }
+
+  // Forms are sent without leaving the page, so a refusal keeps what was typed and shows
+  // beside the form. A form with data-confirm asks first and says what will be lost.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form.input-form, form[data-async], form[data-confirm]")) { return; }
+    if (form.dataset.confirm) {
+      if (!window.confirm(form.dataset.confirm)) { e.preventDefault(); return; }
+      var flag = form.querySelector("input[name=confirm]");
+      if (!flag) { flag = document.createElement("input"); flag.type = "hidden"; flag.name = "confirm"; form.appendChild(flag); }
+      flag.value = "1";
+      if (!form.matches("form.input-form, form[data-async]")) { return; }  // a plain post: the page follows it
+    }
+    e.preventDefault();
+    var submitter = e.submitter;
+    var url = (submitter && submitter.getAttribute("formaction")) || form.getAttribute("action");
+    var old = form.querySelector(".form-error");
+    if (old) { old.hidden = true; }
+    if (submitter) { submitter.disabled = true; }
+    send(url, new FormData(form), form).then(function (ok) {
+      if (submitter) { submitter.disabled = false; }
+      if (ok) {
+        showToast(words({ en: "Sent.", ja: "送信しました。" }), "ok");
+        if (form.dataset.reload !== undefined) { window.location.reload(); }
+      }
+    });
+  });
 
   // The live camera view polls only while the table reports a working camera.
   var camera = document.getElementById("camera");
@@ -99,7 +150,7 @@
     var seat = encodeURIComponent(button.dataset.seat);
     var down = false;
     var queue = Promise.resolve();
-    function send(url) { queue = queue.then(function () { return post(url); }); }
+    function queued(url) { queue = queue.then(function () { return post(url, button.closest(".card")); }); }
     function press(e) {
       e.preventDefault();
       if (down) { return; }
@@ -108,9 +159,9 @@
       // under a holding finger must not release it (it would cut a hold short).
       if (button.setPointerCapture) { try { button.setPointerCapture(e.pointerId); } catch (err) { /* no pointer */ } }
       button.classList.add("pressed");
-      send("/demo/press/" + seat);
+      queued("/demo/press/" + seat);
     }
-    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); send("/demo/release/" + seat); }
+    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); queued("/demo/release/" + seat); }
     button.addEventListener("pointerdown", press);
     button.addEventListener("pointerup", release);
     button.addEventListener("pointerleave", release);
@@ -120,12 +171,12 @@
   // Buttons inside the live region are re-rendered: listen on the document.
   document.addEventListener("click", function (e) {
     var target = e.target.closest && e.target.closest("[data-post]");
-    if (target) { e.preventDefault(); post(target.dataset.post); }
+    if (target) { e.preventDefault(); post(target.dataset.post, target.closest(".card") || target.parentNode); }
   });
 
   var throwButton = document.getElementById("demo-throw");
   if (throwButton) {
-    throwButton.addEventListener("click", function () { post("/demo/throw"); });
+    throwButton.addEventListener("click", function () { post("/demo/throw", throwButton.closest(".card")); });
   }
 
   // The live camera view: a fresh JPEG a few times a second while the page is visible.

@@ -70,12 +70,13 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.extensions["table"] = table
     app.extensions["dicetable_config"] = config
 
-    from pi.web import history, host, seat, status
+    from pi.web import history, host, rules, seat, status
 
     app.register_blueprint(status.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(seat.bp)
     app.register_blueprint(host.bp)
+    app.register_blueprint(rules.bp)
     if app.config["DEMO"]:
         from pi.web import demo
 
@@ -121,6 +122,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             "demo": app.config["DEMO"],
             "grammar": _grammar(lang),
             "colour_name": lambda colour: colour_ja(colour) if lang == "ja" else colour,
+            "pad_colours": _pad_colours(app),
             "csrf_token": csrf_token,
         }
 
@@ -134,6 +136,13 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         return error_response(500)
 
     return app
+
+
+def _pad_colours(app: Flask) -> list[str]:
+    """The colours a dice pad offers for a die of any colour: the seats' own."""
+    table = app.extensions.get("table")
+    colours = list(dict.fromkeys(table.seat_colours().values())) if table is not None and table.record else []
+    return colours or ["white"]
 
 
 def csrf_token() -> str:

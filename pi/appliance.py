@@ -278,9 +278,25 @@ def free_port(host: str = "127.0.0.1") -> int:
 # ---------------------------------------------------------------------- commands
 
 
+class _RoutineDisconnects(logging.Filter):
+    """waitress logs "Client disconnected while serving /path" at INFO each time a phone
+    closes a live page: routine at a table, so it is a DEBUG message here, shown only when
+    the ``waitress`` logger is set to DEBUG. waitress's warnings and errors pass as they are."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO and record.getMessage().startswith("Client disconnected"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger("waitress").isEnabledFor(logging.DEBUG)
+        return True
+
+
+_ROUTINE_DISCONNECTS = _RoutineDisconnects()
+
+
 def _setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("waitress").addFilter(_ROUTINE_DISCONNECTS)  # once: the same filter is not added twice
 
 
 def _load_config(path: str | None) -> Any:

@@ -58,6 +58,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "type_faces": {"en": "Type the faces of your dice the camera cannot read (a d10 shows 0-9)",
                    "ja": "カメラが読めないダイスの目を入力（d10は0〜9）"},
     "yes": {"en": "yes", "ja": "はい"},
+    "no": {"en": "no", "ja": "いいえ"},
     "for_seat": {"en": "For {seat}", "ja": "{seat}の分"},
     "camera_reads": {"en": "The camera reads them when it can.", "ja": "読めるときはカメラが読み取ります。"},
     "camera_saw": {"en": "The camera saw", "ja": "カメラの読み"},

@@ -164,7 +164,9 @@ def test_the_host_page_in_chromium(served, browser):
     for seat, value in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
         declare(table, seat, value)
     # The page reloads its forms by itself once a throw is due.
-    page.locator("#throw-dice").fill("red 4")
+    # dice are tapped on the throw's pad (a red die showing 4), never typed
+    page.locator("#form-throw .pad-keys button", has_text="4").click()
+    expect(page.locator("#throw-dice")).to_have_value("red 4")
     page.locator("#send-throw").click()
     expect(page.locator("#correct-dice")).to_have_value("red 4")
     expect(page.locator("#due-text")).to_have_text("Ben and Chie to throw 2 blue and 2 green dice.")

@@ -80,6 +80,183 @@
     });
   });
 
+  // ------------------------------------------------------------------ pads
+  // Dice, lists of numbers and layouts are tapped, never typed: each pad writes the text
+  // the server reads ("red 3, blue 5", "6 2 5 1", "3 5 d10", JSON rows) into its field's
+  // own text box, which is shown only where this script does not run.
+  var COLOUR_JA = { red: "赤", orange: "オレンジ", yellow: "黄", green: "緑", blue: "青", purple: "紫", pink: "ピンク",
+    white: "白", black: "黒", clear: "透明", grey: "灰色", gray: "灰色", brown: "茶" };
+  function colourName(c) { return lang === "ja" ? (COLOUR_JA[c] || c) : c; }
+  var UI = {
+    undo: { en: "Remove last", ja: "1つ消す" }, clear: { en: "Clear", ja: "全部消す" },
+    colour: { en: "Colour", ja: "色" }, empty: { en: "nothing yet", ja: "まだありません" },
+    place: { en: "Tap a die, then its place; tap a place to empty it.", ja: "ダイスをタップしてから置く場所をタップ。置いた場所をタップすると外せます。" },
+    face: { en: "Face", ja: "目" }
+  };
+  function el(tag, cls, text) { var e = document.createElement(tag); if (cls) { e.className = cls; } if (text !== undefined) { e.textContent = text; } return e; }
+  function tapButton(label, cls, onTap, aria) {
+    var b = el("button", "pad-key " + (cls || ""), label);
+    b.type = "button";
+    if (aria) { b.setAttribute("aria-label", aria); }
+    b.addEventListener("click", onTap);
+    return b;
+  }
+  function facesOf(sides) {
+    var out = [];
+    var lo = sides === 10 ? 0 : 1, hi = sides === 10 ? 9 : sides;
+    for (var v = lo; v <= hi; v++) { out.push(v); }
+    return out;
+  }
+  function dieChip(d) {
+    var chip = el("span", "die " + (d.colour || "unknown"), String(d.face));
+    if (d.sides && d.sides !== 6) { chip.appendChild(el("small", "", "d" + d.sides)); }
+    chip.setAttribute("aria-label", colourName(d.colour || "") + " " + d.face + (d.sides && d.sides !== 6 ? " d" + d.sides : ""));
+    return chip;
+  }
+
+  function buildPad(pad) {
+    var spec = JSON.parse(pad.dataset.spec);
+    var kind = pad.dataset.pad, f = spec.field;
+    var box = pad.parentNode.querySelector("input.typed");
+    if (!box) { return; }
+    box.hidden = true;
+    if (kind === "layout") { return buildLayout(pad, spec, box); }
+    var items = [];
+    var shown = el("p", "pad-shown");
+    shown.setAttribute("aria-live", "polite");
+    function write() {
+      shown.textContent = "";
+      if (!items.length) { shown.appendChild(el("span", "hint", words(UI.empty))); }
+      items.forEach(function (it) { shown.appendChild(kind === "numbers" || (kind === "picked" && !it.colour) ? el("span", "die white", String(it.label || it.face)) : dieChip(it)); });
+      if (kind === "dice") {
+        box.value = items.map(function (d) { return d.colour + " " + d.face + (d.sides !== 6 ? " d" + d.sides : ""); }).join(", ");
+      } else {
+        box.value = items.map(function (it) { return it.label || it.face; }).join(" ");
+      }
+    }
+    pad.appendChild(shown);
+    var keys = el("div", "pad-keys");
+    pad.appendChild(keys);
+    if (kind === "numbers") {
+      for (var v = f.min; v <= f.max; v++) {
+        (function (v) { keys.appendChild(tapButton(String(v), "", function () { items.push({ face: v }); write(); })); })(v);
+      }
+    } else if (kind === "picked") {
+      facesOf(6).forEach(function (v) { keys.appendChild(tapButton(String(v), "", function () { items.push({ face: v }); write(); })); });
+      Object.keys(f.names || {}).forEach(function (sides) {
+        var name = f.names[sides];
+        keys.appendChild(tapButton(name, "", function () { items.push({ face: name, label: name }); write(); }));
+      });
+    } else {
+      // dice: a colour and a kind of die are chosen (the ones the throw asks for), then
+      // each tap on a face adds one die.
+      var kinds = [];
+      (spec.dice || []).forEach(function (d) {
+        var colours = d.colour === "*" ? (spec.colours || ["white"]) : [d.colour];
+        colours.forEach(function (c) {
+          if (!kinds.some(function (k) { return k.colour === c && k.sides === (d.sides || 6); })) { kinds.push({ colour: c, sides: d.sides || 6 }); }
+        });
+      });
+      if (!kinds.length) { (spec.colours || ["white"]).forEach(function (c) { kinds.push({ colour: c, sides: 6 }); }); }
+      var current = kinds[0];
+      var choose = el("div", "pad-kinds");
+      var faceKeys = el("div", "pad-keys");
+      function drawFaces() {
+        faceKeys.textContent = "";
+        facesOf(current.sides).forEach(function (v) {
+          faceKeys.appendChild(tapButton(String(v), "die " + current.colour, function () {
+            items.push({ colour: current.colour, face: v, sides: current.sides }); write();
+          }, colourName(current.colour) + " " + v));
+        });
+      }
+      if (kinds.length > 1) {
+        kinds.forEach(function (k, i) {
+          var b = tapButton(colourName(k.colour) + (k.sides !== 6 ? " d" + k.sides : ""), "pad-kind " + k.colour, function () {
+            current = k;
+            choose.querySelectorAll(".pad-kind").forEach(function (x) { x.setAttribute("aria-pressed", "false"); });
+            b.setAttribute("aria-pressed", "true");
+            drawFaces();
+          });
+          b.setAttribute("aria-pressed", i === 0 ? "true" : "false");
+          choose.appendChild(b);
+        });
+        keys.appendChild(choose);
+      }
+      keys.appendChild(faceKeys);
+      drawFaces();
+    }
+    var edit = el("div", "pad-edit");
+    edit.appendChild(tapButton("⌫ " + words(UI.undo), "", function () { items.pop(); write(); }));
+    edit.appendChild(tapButton(words(UI.clear), "", function () { items = []; write(); }));
+    pad.appendChild(edit);
+    write();
+  }
+
+  // A layout (dice laid flat in rows, bottom row first): tap a die of the tray (the dice
+  // this seat may place, or any die from the colour and face keys), then its place.
+  function buildLayout(pad, spec, box) {
+    var f = spec.field;
+    var rows = (f.rows || []).map(function (n) { var r = []; for (var i = 0; i < n; i++) { r.push(null); } return r; });
+    var tray = (f.dice || []).map(function (d) { return Array.isArray(d) ? { colour: d[0], face: d[1] } : { colour: d.colour, face: d.face }; });
+    var chosen = null;
+    pad.appendChild(el("p", "hint", words(UI.place)));
+    var board = el("div", "layout-board");
+    var trayEl = el("div", "pad-keys layout-tray");
+    pad.appendChild(board);
+    pad.appendChild(trayEl);
+    function write() {
+      box.value = JSON.stringify(rows);
+      board.textContent = "";
+      for (var r = rows.length - 1; r >= 0; r--) {
+        var line = el("div", "layout-row");
+        rows[r].forEach(function (d, k) {
+          var place = tapButton(d ? String(d.face) : "·", "layout-place " + (d ? "die " + d.colour : "empty"), function () {
+            if (rows[this.r][this.k]) { tray.push(rows[this.r][this.k]); rows[this.r][this.k] = null; }
+            else if (chosen !== null) { rows[this.r][this.k] = tray.splice(chosen, 1)[0]; chosen = null; }
+            write();
+          }.bind({ r: r, k: k }), d ? colourName(d.colour) + " " + d.face : "·");
+          line.appendChild(place);
+        });
+        board.appendChild(line);
+      }
+      trayEl.textContent = "";
+      tray.forEach(function (d, i) {
+        var b = tapButton(String(d.face), "die " + d.colour, function () { chosen = chosen === i ? null : i; write(); }, colourName(d.colour) + " " + d.face);
+        b.setAttribute("aria-pressed", chosen === i ? "true" : "false");
+        trayEl.appendChild(b);
+      });
+    }
+    write();
+  }
+  function buildPads(root) { (root || document).querySelectorAll(".pad[data-spec]").forEach(function (pad) { if (!pad.dataset.built) { pad.dataset.built = "1"; buildPad(pad); } }); }
+  buildPads();
+
+  // Steppers: − and + beside a count.
+  document.addEventListener("click", function (e) {
+    var step = e.target.closest && e.target.closest("button.step");
+    if (!step) { return; }
+    var input = step.parentNode.querySelector("input[type=number]");
+    var max = input.max === "" ? 99 : Number(input.max);
+    input.value = Math.max(0, Math.min(max, (Number(input.value) || 0) + Number(step.dataset.step)));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
+  // Options that carry a face (e.g. squares) are offered only where they fit the die
+  // chosen in the same form.
+  document.addEventListener("change", function (e) {
+    var form = e.target.form;
+    if (!form || !form.querySelector("input[data-face]")) { return; }
+    var faces = [];
+    form.querySelectorAll(".stepper input[type=number]").forEach(function (input) {
+      if (Number(input.value) > 0) { faces.push(input.closest(".stepper").dataset.value); }
+    });
+    form.querySelectorAll("input[data-face]").forEach(function (input) {
+      var fits = !faces.length || faces.indexOf(input.dataset.face) >= 0;
+      input.closest("label").hidden = !fits;
+      if (!fits && input.checked) { input.checked = false; }
+    });
+  });
+
   // The live camera view polls only while the table reports a working camera.
   var camera = document.getElementById("camera");
   var cameraOk = Boolean(camera && camera.dataset.ok === "yes");

@@ -28,6 +28,20 @@ def glossary(game: str) -> dict[str, dict[str, str]]:
     return engines.load(game).GLOSSARY
 
 
+#: What a game uses at the table, when its engine does not say (``engine.USES``): dice under
+#: the camera, the seat buttons (secret numbers), and seat colours that mean whose dice.
+USES_ALL = frozenset({"dice", "buttons", "seat_colours"})
+
+
+def game_uses(game: str | None) -> frozenset[str]:
+    """What the pages show for ``game``: only the parts it uses (``engine.USES``)."""
+    if not game:
+        return frozenset()
+    import engines
+
+    return frozenset(getattr(engines.load(game), "USES", USES_ALL))
+
+
 def _secret_key(table: Any) -> str:
     """The session key, derived from the table's secret (kept in the data directory), so
     host logins survive a restart."""
@@ -123,6 +137,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             "grammar": _grammar(lang),
             "colour_name": lambda colour: colour_ja(colour) if lang == "ja" else colour,
             "pad_colours": _pad_colours(app),
+            "game_uses": game_uses,
             "csrf_token": csrf_token,
         }
 

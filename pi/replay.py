@@ -6,9 +6,13 @@ prints one JSON line per event, then the final public view.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import sys
-from typing import Any, TextIO
+from typing import IO, Any, Iterator, TextIO
+
+from engines.core import short
 
 #: Exit status for a script that cannot be played (bad JSON, bad first line, unknown game).
 EXIT_BAD_SCRIPT = 2
@@ -62,26 +66,112 @@ class ScriptError(ValueError):
     """A game script that cannot be played; the message names the line."""
 
 
-def read_script(stream: TextIO) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
-    """The header and the ``(line number, event)`` pairs of a script.
+#: The longest script line read (characters, or bytes of a file): an event is a few hundred.
+MAX_LINE = 1_000_000
+#: The deepest lists and objects inside each other (a pyramid layout is 4 deep); Python's
+#: own parser gives up near 1,000 with a RecursionError.
+MAX_DEPTH = 100
+#: The most digits of a whole number (a seed has at most 19); Python refuses to read an
+#: integer of more than 4,300.
+MAX_DIGITS = 100
+
+
+class _Unreadable(ValueError):
+    """A line's JSON that replay will not take; the message says why, without the line."""
+
+
+def _whole_number(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _Unreadable(f"a whole number of {digits:,} digits; numbers in a script have at most {MAX_DIGITS}")
+    return int(text)
+
+
+def _finite_number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unreadable(f"the number {short(text, 30)} is too large")
+    return value
+
+
+def _no_constant(name: str) -> None:
+    raise _Unreadable(f"{name} is not a JSON number; write a number")
+
+
+#: Strict JSON: no NaN or Infinity (whose echo would not be JSON), no absurd numbers.
+_DECODER = json.JSONDecoder(parse_int=_whole_number, parse_float=_finite_number, parse_constant=_no_constant)
+_TOO_DEEP = f"lists and objects nested more than {MAX_DEPTH} deep; no script needs that"
+
+
+def _check_value(value: Any) -> None:
+    """Raise ``_Unreadable`` for nesting deeper than ``MAX_DEPTH``, or for text holding a
+    lone surrogate (``"\\ud800"``: half of a UTF-16 pair, not a character; UTF-8 output
+    cannot hold it)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise _Unreadable(f"the text holds \\u{ord(item[exc.start]):04x}, half of a UTF-16 surrogate pair "
+                                  "and not a character; write the character itself") from None
+        elif isinstance(item, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise _Unreadable(_TOO_DEEP)
+            children = item if isinstance(item, list) else [*item, *item.values()]
+            pending.extend((child, depth + 1) for child in children)
+
+
+def _parse(number: int, text: str) -> Any:
+    """The JSON value of script line ``number``; ``ScriptError`` saying what is wrong with it."""
+    try:
+        value = _DECODER.decode(text)
+        _check_value(value)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except _Unreadable as exc:
+        raise ScriptError(f"line {number}: {exc}") from None
+    except RecursionError:
+        raise ScriptError(f"line {number}: {_TOO_DEEP}") from None
+    return value
+
+
+def _lines(stream: IO) -> Iterator[tuple[int, str]]:
+    """Each line of a script and its number, from a binary stream (decoded as UTF-8) or a
+    text stream; ``ScriptError`` for a line that is too long, not UTF-8 or unreadable."""
+    for number in itertools.count(1):
+        try:
+            line = stream.readline(MAX_LINE + 1)
+        except OSError as exc:
+            raise ScriptError(f"cannot read line {number}: {exc.strerror}") from None
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+            raise ScriptError(f"line {number} is longer than {MAX_LINE:,} characters; each line holds one event")
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ScriptError(f"line {number} is not UTF-8 text; save the script as UTF-8") from None
+        yield number, line.removeprefix("\ufeff") if number == 1 else line  # a byte-order mark some editors write
+
+
+def read_script(stream: IO) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
+    """The header and the ``(line number, event)`` pairs of a script (a binary stream, read
+    as UTF-8, or a text stream).
 
     Blank lines and lines starting with ``#`` are skipped. Raises ``ScriptError`` for a
-    line that is not JSON or a header without a game and seats.
+    line that is not strict JSON within the limits above, or a header without a game and
+    seats.
     """
     header: dict[str, Any] | None = None
     events: list[tuple[int, Any]] = []
-    try:
-        lines = stream.read().removeprefix("\ufeff").split("\n")  # a byte-order mark some editors write
-    except UnicodeDecodeError:
-        raise ScriptError("the script is not UTF-8 text; save it as UTF-8") from None
-    for number, line in enumerate(lines, start=1):
+    for number, line in _lines(stream):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScriptError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        value = _parse(number, text)
         if header is None:
             header = _check_header(number, value)
         else:
@@ -115,15 +205,16 @@ def _check_header(number: int, value: Any) -> dict[str, Any]:
         seats = [{"name": s, "colour": c} for s, c in zip(seats, colours)]
     options = value.get("options", {})
     if not isinstance(options, dict):
-        raise ScriptError(f"line {number}: \"options\" must be an object, saw {options!r}")
+        raise ScriptError(f"line {number}: \"options\" must be an object, saw {short(options)}")
     seed = value.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ScriptError(f"line {number}: \"seed\" must be a whole number, saw {seed!r}")
+        raise ScriptError(f"line {number}: \"seed\" must be a whole number, saw {short(seed)}")
     return {"game": value["game"], "seats": seats, "options": options, "seed": seed, "line": number}
 
 
-def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:
-    """Play a script from ``stream``, writing the JSON lines to ``out``; the exit status.
+def play_script(stream: IO, out: TextIO, seat: str | None = None) -> int:
+    """Play a script from ``stream`` (binary, read as UTF-8, or text), writing the JSON
+    lines to ``out``; the exit status.
 
     Raises ``ScriptError`` when the script cannot be played (nothing is written then).
     """
@@ -142,23 +233,27 @@ def play_script(stream: TextIO, out: TextIO, seat: str | None = None) -> int:
     except SetupError as exc:
         raise ScriptError(f"line {header['line']}: the first line cannot start a game: {exc}") from None
     if seat is not None and seat not in [s.name for s in state.seats]:
-        raise ScriptError(f"--seat {seat!r} is not at the table; the seats are {', '.join(s.name for s in state.seats)}")
-    for (number, _), step in zip(events, steps):
-        if step.accepted:
-            record = {"line": number, "accepted": True, "event": step.event}
-        else:
-            record = {"line": number, "accepted": False, "event": step.event, "error": step.error}
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    out.write(json.dumps({"final": game.view(state, seat)}, ensure_ascii=False) + "\n")
+        raise ScriptError(f"--seat {short(seat)} is not at the table; the seats are {', '.join(s.name for s in state.seats)}")
+    records = [
+        {"line": number, "accepted": True, "event": step.event} if step.accepted
+        else {"line": number, "accepted": False, "event": step.event, "error": step.error}
+        for (number, _), step in zip(events, steps)
+    ]
+    records.append({"final": game.view(state, seat)})
+    # Every line strict JSON: the script's numbers are finite, and a NaN from an engine
+    # stops here with a ValueError rather than being printed; all is written or nothing.
+    out.write("".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records))
     return 0
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(encoding="utf-8")  # the output is UTF-8 whatever the locale
     try:
         if args.script == "-":
-            return play_script(sys.stdin, sys.stdout, args.seat)
+            return play_script(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, args.seat)
         try:
-            stream = open(args.script, encoding="utf-8")
+            stream = open(args.script, "rb")
         except OSError as exc:
             raise ScriptError(f"cannot read {args.script}: {exc.strerror}") from None
         with stream:

@@ -4,7 +4,10 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,8 +32,16 @@ def write_script(tmp_path: Path, *lines: object) -> str:
     return str(path)
 
 
+def strict_json(line: str) -> object:
+    """``json.loads`` that takes only strict JSON: no NaN or Infinity."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(line, parse_constant=refuse)
+
+
 def output_lines(capsys) -> list[dict]:
-    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return [strict_json(line) for line in capsys.readouterr().out.splitlines()]
 
 
 def test_replay_of_the_shipped_example_prints_the_expected_final_scores(capsys):
@@ -291,9 +302,88 @@ def test_script_that_is_not_utf8_exits_2_and_a_byte_order_mark_is_fine(tmp_path,
     assert output_lines(capsys)[-1]["final"]["round"] == 1
 
 
-def test_missing_script_file_exits_2(tmp_path, capsys):
+def test_missing_script_file_or_a_folder_exits_2(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"dicetable replay: cannot read {tmp_path}: Is a directory\n"
+
+
+# --- scripts a fuzzer found: each is answered with one line on stderr and exit 2 -------------
+
+SCRIPT = json.dumps(HEADER)
+DECLARE = '{"type": "declare", "seat": "Aki", "value": %s}'
+
+
+def nested(depth: int) -> str:
+    """A comment of lists nested so that, inside its event, the deepest list is ``depth`` deep."""
+    return '{"type": "declare", "seat": "Aki", "value": 1, "comment": %s}' % ("[" * (depth - 1) + "]" * (depth - 1))
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ([SCRIPT, DECLARE % ("9" * 5000)], "line 2: a whole number of 5,000 digits; numbers in a script have at most 100$"),
+        ([SCRIPT, DECLARE % ("-" + "9" * 101)], "line 2: a whole number of 101 digits"),
+        (["[" * 1000 + "]" * 1000], "line 1: lists and objects nested more than 100 deep"),
+        ([SCRIPT, '{"type": "declare", "c": ' + '{"a": ' * 990 + "1" + "}" * 990 + "}"], "line 2: lists and objects nested more than 100 deep"),
+        ([SCRIPT, nested(101)], "line 2: lists and objects nested more than 100 deep"),
+        ([SCRIPT.replace('"Aki"', '"\\ud800"')], r"line 1: the text holds \\ud800, half of a UTF-16 surrogate pair"),
+        ([SCRIPT, '{"type": "declare", "seat": "Aki", "value": 1, "x": [{"\\udfff": 1}]}'], r"line 2: the text holds \\udfff"),
+        ([SCRIPT, DECLARE % "NaN"], "line 2: NaN is not a JSON number; write a number"),
+        ([SCRIPT, DECLARE % "Infinity"], "line 2: Infinity is not a JSON number"),
+        ([SCRIPT, DECLARE % "-Infinity"], "line 2: -Infinity is not a JSON number"),
+        ([SCRIPT, DECLARE % "1e400"], "line 2: the number '1e400' is too large"),
+        ([SCRIPT, "# " + "x" * 1_000_000], "line 2 is longer than 1,000,000 characters"),
+        (['"alea"'], "line 1: the first line must be an object"),
+        ([{**HEADER, "seats": [1, 2, 3]}], "line 1: the first line cannot start a game: seat 1 is 1"),
+        ([{**HEADER, "seed": 2**64}], "the first line cannot start a game: the seed must be a whole number from -2"),
+        ([{**HEADER, "seed": "x" * 5000}], r'"seed" must be a whole number, saw \'x{20,60}\.\.\.$'),
+    ],
+    ids=["long int", "long negative int", "deep header", "deep event", "101 deep", "surrogate in a name",
+         "surrogate in an event's key", "NaN", "Infinity", "-Infinity", "1e400", "long line", "header a string",
+         "bad seats", "seed beyond 64 bits", "long bad seed"],
+)
+def test_a_fuzzed_script_exits_2_with_one_line_of_message(tmp_path, capsys, lines, message):
+    assert main(["replay", write_script(tmp_path, *lines)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("dicetable replay: ") and captured.err.count("\n") == 1
+    assert re.search(message, captured.err.rstrip("\n")), captured.err[:300]
+
+
+def test_numbers_and_nesting_at_the_limits_are_read_and_every_line_printed_is_strict_json(tmp_path, capsys):
+    big = "9" * 100
+    script = write_script(tmp_path, SCRIPT, DECLARE % big, DECLARE % "1e308", nested(100),
+                          '{"type": "declare", "seat": "Ben", "value": 2, "comment": "\\ud83c\\udfb2 ok"}')
+    assert main(["replay", script]) == 0
+    lines = output_lines(capsys)  # strict: a NaN or Infinity would fail here
+    assert [(line["line"], line["accepted"]) for line in lines[:-1]] == [(2, False), (3, False), (4, True), (5, True)]
+    assert lines[0]["event"]["value"] == int(big) and lines[1]["event"]["value"] == 1e308
+    assert lines[3]["event"]["comment"] == "\N{GAME DIE} ok"
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(SCRIPT.encode() + b"\n# caf\xe9\n")
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == "dicetable replay: line 2 is not UTF-8 text; save the script as UTF-8\n"
+
+
+def run_command(*args: str, stdin: bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from pi.cli import main; sys.exit(main(sys.argv[1:]))",
+                           *args], input=stdin, capture_output=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+def test_standard_input_is_read_as_utf8_bytes_and_the_output_is_utf8_whatever_the_locale():
+    script = SCRIPT.encode() + b"\n" + DECLARE.encode() % b"7" + b"\n"
+    done = run_command("replay", "-", stdin=script, env={"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0, done.stderr.decode()
+    lines = [strict_json(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert lines[0]["error"].startswith("Aki declared 7") and "ラウンド" in json.dumps(lines[-1], ensure_ascii=False)
+    done = run_command("replay", "-", stdin=script + b'{"comment": "\xff"}\n', env={"LC_ALL": "C"})
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == "dicetable replay: line 3 is not UTF-8 text; save the script as UTF-8\n"
 
 
 def test_odds_for_one_card_prints_exact_and_decimal_probabilities(capsys):

@@ -50,205 +50,62 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from engines.core import (
+    EMPTY,
+    Chain,
+    DataError,
     IllegalEvent,
     Rng,
     Seat,
-    SetupError,
+    apply_move,
+    check_options,
     dice_from,
-    event_kind,
-    event_text,
+    log_lines,
+    move,
+    option_choice,
+    option_int,
     public,
-    read_toml,
     replace,
     rng_seed,
     rng_shuffle,
+    say,
+    seat_index,
+    seat_view,
     seats_from,
-    text,
+    short,
+    whole,
+)
+from engines.dieangler_fish import Fish, condition_holds, fish_from, load_fish, meets
+from engines.dieangler_hand import SPECIALS, Hand, lure, rethrow, thrown
+from engines.dieangler_inputs import MAX_D6, USES, available, expects, group_dice, named, to_declare
+from engines.dieangler_words import (
+    EN,
+    GLOSSARY,
+    JA,
+    SIDES,
+    and_en,
+    choice_text,
+    dice_counts,
+    die_names,
+    face,
+    fish_text,
+    ids,
+    spec_text,
 )
 
-__all__ = ["State", "Fish", "FishError", "setup", "expects", "apply", "view", "load_fish", "fish_from", "meets",
+__all__ = ["State", "Fish", "Hand", "GLOSSARY", "setup", "expects", "apply", "view", "load_fish", "fish_from", "meets",
            "condition_holds", "MIN_SEATS", "MAX_SEATS"]
 
 GAME = "dieangler"
 TITLE = {"en": "Lord of the Die-angler", "ja": "ダイ公望"}
 MIN_SEATS, MAX_SEATS = 2, 5
-MAX_D6 = 5
-SPECIALS = ("d10", "d20")
-SIDES = {"d10": 10, "d20": 20}
-USES = ("chum", "reapproach", "lure")
 OPTIONS = ("deck", "fish", "play", "lure")
 DECK_MODES = ("dealt", "physical")
 DEFAULT_PLAY = 10
-DATA_FILE = "data/dieangler.toml"
-
-USE_TEXT = {
-    "chum": ("chum", "撒き餌"),
-    "reapproach": ("re-approach", "再アプローチ"),
-    "lure": ("lure", "ルアー"),
-}
-
-
-class FishError(ValueError):
-    """A fish card that cannot be used; the message names the file, the fish and why."""
-
-
-@dataclass(frozen=True)
-class Fish:
-    """A fish card: its target and its condition (kind ``none``, ``faces``, ``marks``,
-    ``distinct``)."""
-
-    id: str
-    name: str
-    name_ja: str
-    target: int
-    condition: str
-    kind: str
-    faces: tuple[int, ...] = ()
-    marks: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "name_ja": self.name_ja, "target": self.target,
-                "condition": self.condition, "kind": self.kind}
-
-
-def _parse_condition(raw: str) -> tuple[str, tuple[int, ...], int]:
-    s = raw.strip()
-    if not s:
-        return "none", (), 0
-    if s in ("≠", "!="):
-        return "distinct", (), 0
-    if set(s) <= {"=", " ", "\t"}:
-        k = s.count("=")
-        if k < 2:
-            raise ValueError("a '=' condition needs at least 2 marks, like \"= =\"")
-        return "marks", (), k
-    faces = []
-    for word in s.split():
-        if not word.isdigit() or not 1 <= int(word) <= 20:
-            raise ValueError(
-                f"condition {raw!r} is not understood; write faces like \"1 6\", marks like \"= = =\", or \"≠\""
-            )
-        faces.append(int(word))
-    return "faces", tuple(sorted(faces)), 0
-
-
-def fish_from(raw: Any, where: str) -> tuple[Fish, ...]:
-    """Fish from a list of tables (the data file's ``[[fish]]`` or the ``fish`` option), checked."""
-    if not isinstance(raw, list) or not raw:
-        raise FishError(f"{where}: give a non-empty list of fish, saw {raw!r}")
-    out: list[Fish] = []
-    seen: set[str] = set()
-    for n, item in enumerate(raw, start=1):
-        if not isinstance(item, Mapping):
-            raise FishError(f"{where}: fish {n} is {item!r}; give a table with id and target")
-        fid = item.get("id")
-        if not isinstance(fid, str) or not fid.strip():
-            raise FishError(f"{where}: fish {n} has no id (saw {fid!r}); give each fish a short text id like \"F01\"")
-        label = f"{where}: fish {fid}"
-        unknown = sorted(set(item) - {"id", "name", "name_ja", "target", "condition"})
-        if unknown:
-            raise FishError(f"{label}: unknown key(s) {unknown}; a fish has id, name, name_ja, target, condition")
-        if fid in seen:
-            raise FishError(f"{label}: the id is used twice; each fish needs its own id")
-        seen.add(fid)
-        target = item.get("target")
-        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-            raise FishError(f"{label}: target is {target!r}; give a whole number of at least 1")
-        name, name_ja = item.get("name", fid), item.get("name_ja", item.get("name", fid))
-        for key, value in (("name", name), ("name_ja", name_ja)):
-            if not isinstance(value, str):
-                raise FishError(f"{label}: {key} is {value!r}; give a text")
-        condition = item.get("condition", "")
-        if not isinstance(condition, str):
-            raise FishError(f"{label}: condition is {condition!r}; give a text like \"1 6\", \"= =\" or \"≠\"")
-        try:
-            kind, faces, marks = _parse_condition(condition)
-        except ValueError as exc:
-            raise FishError(f"{label}: {exc}") from None
-        out.append(Fish(fid, name, name_ja, target, condition.strip(), kind, faces, marks))
-    return tuple(out)
-
-
-def load_fish(path: str | Path | None = None) -> tuple[Fish, ...]:
-    """The fish of a TOML file (default: the packaged data/dieangler.toml), checked."""
-    if path is None:
-        return _default_fish()
-    return _read_fish(path)
-
-
-@lru_cache(maxsize=1)
-def _default_fish() -> tuple[Fish, ...]:
-    return _read_fish(None)
-
-
-def _read_fish(path: str | Path | None) -> tuple[Fish, ...]:
-    where, data = read_toml(DATA_FILE, path, FishError)
-    return fish_from(data.get("fish"), where)
-
-
-def meets(fish: Fish, values: Sequence[int]) -> bool:
-    """Whether counted dice showing ``values`` catch ``fish`` (sum and condition)."""
-    return sum(values) >= fish.target and condition_holds(fish, values)
-
-
-def condition_holds(fish: Fish, values: Sequence[int]) -> bool:
-    """Whether counted dice showing ``values`` meet ``fish``'s condition (its target aside)."""
-    counts = Counter(values)
-    if fish.kind == "faces":
-        return all(counts[f] >= n for f, n in Counter(fish.faces).items())
-    if fish.kind == "marks":
-        return bool(counts) and max(counts.values()) >= fish.marks
-    if fish.kind == "distinct":
-        return all(n == 1 for n in counts.values())
-    return True
-
-
-@dataclass(frozen=True)
-class Hand:
-    """One seat's rod in the group due: declared uses, then the dice thrown and its turn."""
-
-    uses: tuple[tuple[str, str], ...] = ()  # (special, use), d10 first
-    thrown: bool = False
-    d6: tuple[int, ...] = ()  # faces, sorted
-    special: tuple[tuple[str, int], ...] = ()  # (special, value 1-10 / 1-20)
-    rights: tuple[tuple[str, int | None], ...] = ()  # re-approach dice: None until the first right is spent
-    lured: tuple[str, ...] = ()  # lure dice used
-    open: bool = False
-
-    def use(self, kind: str) -> str | None:
-        return dict(self.uses).get(kind)
-
-    def value(self, kind: str) -> int:
-        return dict(self.special)[kind]
-
-    def used(self, kind: str) -> bool:
-        """A special whose ability was used: a spent re-approach die or a used lure die."""
-        if kind in self.lured:
-            return True
-        return dict(self.rights).get(kind) is not None
-
-    def rights_left(self, kind: str) -> int:
-        left = dict(self.rights)[kind]
-        return (1 if self.value(kind) % 2 else 2) if left is None else left
-
-    def counted(self) -> tuple[int, ...]:
-        return self.d6 + tuple(v for k, v in self.special if self.use(k) == "chum")
-
-    def pickable(self, by: str) -> bool:
-        """Whether a right or lure of ``by`` has a die to act on (a d6, or another unused special)."""
-        return bool(self.d6) or any(k != by and not self.used(k) for k, _ in self.special)
-
-    def can_act(self) -> bool:
-        """A re-approach right or an unused lure left, with a die to act on."""
-        return any(self.rights_left(k) and self.pickable(k) for k, _ in self.rights) or any(
-            k not in self.lured and self.pickable(k) for k, u in self.uses if u == "lure")
 
 
 @dataclass(frozen=True)
@@ -263,8 +120,8 @@ class State:
     play: int
     lure: bool
     rng: Rng
-    events: tuple[str, ...] = ()
-    log: tuple[tuple[str, str], ...] = ()
+    events: Chain = EMPTY
+    log: Chain = EMPTY
     phase: str = "choose"
     stage: str = "main"  # "main" or "extension"
     round: int = 0
@@ -297,41 +154,26 @@ def _set(values: tuple, i: int, value: Any) -> tuple:
 def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] | None = None, seed: int = 0) -> State:
     """A new game: the first fish turned over (or awaited from the host, physical deck)."""
     table_seats = seats_from(seats, MIN_SEATS, MAX_SEATS)
-    options = {} if options is None else options
-    if not isinstance(options, Mapping):
-        raise SetupError(f"options must be an object like {{\"deck\": \"dealt\"}}, saw {options!r}")
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise SetupError(f"unknown option(s) {unknown} for dieangler; the options are {', '.join(OPTIONS)}")
-    deck_mode = options.get("deck", "dealt")
-    if deck_mode not in DECK_MODES:
-        raise SetupError(f"option deck is {deck_mode!r}; use \"dealt\" (the engine shuffles) or \"physical\"")
-    try:
-        fish = load_fish() if "fish" not in options else fish_from(options["fish"], "options.fish")
-    except FishError as exc:
-        raise SetupError(str(exc)) from None
-    play = options.get("play", min(DEFAULT_PLAY, len(fish)))
-    if isinstance(play, bool) or not isinstance(play, int) or not 1 <= play <= len(fish):
-        raise SetupError(f"option play is {play!r}; give a whole number of fish from 1 to {len(fish)}")
+    options = check_options({} if options is None else options, OPTIONS)
+    deck_mode = option_choice(options, "deck", DECK_MODES, "dealt")
+    fish = load_fish() if "fish" not in options else fish_from(options["fish"], "options.fish")
+    play = option_int(options, "play", 1, len(fish), min(DEFAULT_PLAY, len(fish)))
     lure = options.get("lure", False)
     if not isinstance(lure, bool):
-        raise SetupError(f"option lure is {lure!r}; give true (lure allowed) or false")
-    try:
-        options_text = json.dumps(dict(options), sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError):
-        raise SetupError("options must be plain JSON values (text, numbers, lists, objects)") from None
-    ids = tuple(f.id for f in fish)
+        raise DataError(f"option 'lure' is {short(lure)}; give true (the lure allowed) or false",
+                        f"オプション lure が {short(lure)} です。true（ルアーあり）か false にしてください")
+    ids_ = tuple(f.id for f in fish)
     rng = rng_seed(seed)
     if deck_mode == "dealt":
-        order, rng = rng_shuffle(rng, ids)
+        order, rng = rng_shuffle(rng, ids_)
         pile, aside = order[:play], order[play:]
     else:
-        pile, aside = ids, ()
+        pile, aside = ids_, ()
     n = len(table_seats)
     state = State(
-        seats=table_seats, options=options_text, seed=seed, deck_mode=deck_mode, fish=fish, play=play,
-        lure=lure, rng=rng, pile=pile, aside=aside, caught=((),) * n, ext_caught=(0,) * n,
-        choices=(None,) * n, cooling=((),) * n, hands=(None,) * n,
+        seats=table_seats, options=json.dumps(options, sort_keys=True, ensure_ascii=False), seed=seed,
+        deck_mode=deck_mode, fish=fish, play=play, lure=lure, rng=rng, pile=pile, aside=aside,
+        caught=((),) * n, ext_caught=(0,) * n, choices=(None,) * n, cooling=((),) * n, hands=(None,) * n,
     )
     return _next_round(state)
 
@@ -347,42 +189,8 @@ def _fish(state: State, fid: str) -> Fish:
     return next(f for f in state.fish if f.id == fid)
 
 
-def _say(state: State, en: str, ja: str) -> State:
-    return replace(state, log=state.log + ((en, ja),))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _stage_total(state: State) -> int:
     return state.play if state.stage == "main" else len(state.fish) - state.play
-
-
-def _face(kind: str, value: int) -> int:
-    """The face a die shows for a value (a d10's 10 shows 0)."""
-    return value % 10 if kind == "d10" else value
-
-
-def _fish_text(fish: Fish) -> tuple[str, str]:
-    cond = f", condition {fish.condition}" if fish.condition else ""
-    cond_ja = f"、条件 {fish.condition}" if fish.condition else ""
-    return (f"{fish.id} {fish.name} (target {fish.target}{cond})", f"{fish.id} {fish.name_ja}（目標 {fish.target}{cond_ja}）")
-
-
-def _choice_text(choice: tuple[int, tuple[str, ...]] | None) -> tuple[str, str]:
-    d6, special = choice or (0, ())
-    if not d6 and not special:
-        return "no dice", "ダイスなし"
-    parts = [f"{d6} d6"] if d6 else []
-    return " + ".join(parts + list(special)), " + ".join(([f"6面体{d6}個"] if d6 else []) + list(special))
-
-
-def _hand_text(hand: Hand, ja: bool = False) -> str:
-    parts = [str(f) for f in hand.d6]
-    for k, v in hand.special:
-        parts.append(f"{k}:{_face(k, v)}({USE_TEXT[hand.use(k)][1 if ja else 0]})")
-    return " ".join(parts) or "-"
 
 
 # --- rounds ------------------------------------------------------------------------------
@@ -400,20 +208,20 @@ def _next_round(state: State) -> State:
 
 
 def _show_fish(state: State) -> State:
-    en, ja = _fish_text(_fish(state, state.up))
-    extra = f" ({len(state.carried)} carried under it)" if state.carried else ""
-    extra_ja = f"（キャリーオーバー{len(state.carried)}枚）" if state.carried else ""
-    stage = "Extension, round" if state.stage == "extension" else "Round"
-    stage_ja = "延長戦 ラウンド" if state.stage == "extension" else "ラウンド"
-    state = _say(state, f"{stage} {state.round}: fish {en}{extra}", f"{stage_ja}{state.round}: {ja}{extra_ja}")
+    en, ja = fish_text(_fish(state, state.up))
+    n = len(state.carried)
+    extra, extra_ja = (f" ({n} carried under it)", f"（{JA['carried']}{n}枚）") if n else ("", "")
+    extension = state.stage == "extension"
+    stage = f"{EN['extension'].capitalize()}, {EN['round']}" if extension else EN["round"].capitalize()
+    stage_ja = f"{JA['extension']} {JA['round']}" if extension else JA["round"]
+    state = say(state, f"{stage} {state.round}: {EN['fish']} {en}{extra}", f"{stage_ja}{state.round}: {ja}{extra_ja}")
     return replace(state, phase="choose")
 
 
 def _end_stage(state: State) -> State:
-    names = _names(state)
     if state.carried:
         lost = ", ".join(state.carried)
-        state = _say(state, f"Carried fish {lost} go to nobody", f"キャリーオーバーの魚 {lost} は誰のものにもならない")
+        state = say(state, f"Carried {EN['fish']} {lost} go to nobody", f"{JA['carried']}の魚 {lost} は誰のものにもならない")
         state = replace(state, unclaimed=state.unclaimed + state.carried, carried=())
     state = replace(state, up=None, hands=(None,) * len(state.seats), groups=(), group=0)
     if state.stage == "extension":
@@ -426,36 +234,36 @@ def _end_stage(state: State) -> State:
     aside = len(state.fish) - state.play
     if len(leaders) == 1 or not aside:
         return _over(state, leaders)
-    who = _and([names[i] for i in leaders])
-    state = _say(state, f"{who} tie with {best} fish: the extension with the {aside} set-aside fish, every seat fishes",
-                 f"{'・'.join(names[i] for i in leaders)}が{best}匹で同点: 残りの{aside}枚で延長戦（全員参加）")
+    who, who_ja = named(state, leaders)
+    state = say(state, f"{who} tie with {best} {EN['fish']}: the {EN['extension']} with the {aside} set-aside "
+                       f"{EN['fish']}, every seat fishes",
+                f"{who_ja}が{best}匹で同点: 残りの{aside}枚で{JA['extension']}（全員参加）")
     pile = state.aside if state.deck_mode == "dealt" else state.pile
     state = replace(state, stage="extension", leaders=leaders, pile=pile, aside=(), turned=0)
     return _next_round(state)
 
 
 def _over(state: State, winners: tuple[int, ...]) -> State:
-    names = _names(state)
-    scores = ", ".join(f"{n} {len(c)}" for n, c in zip(names, state.caught))
-    who = _and([names[i] for i in winners])
-    return _say(replace(state, phase="over", winners=winners),
-                f"Game over ({scores}): {who} win{'s' if len(winners) == 1 else ''}",
-                f"ゲーム終了（{scores}）: {'・'.join(names[i] for i in winners)}の勝利")
+    scores = ", ".join(f"{s.name} {len(c)}" for s, c in zip(state.seats, state.caught))
+    who, who_ja = named(state, winners)
+    return say(replace(state, phase="over", winners=winners),
+               f"Game over ({scores}): {who} win{'s' if len(winners) == 1 else ''}",
+               f"ゲーム終了（{scores}）: {who_ja}の勝利")
 
 
 def _end_round(state: State, catcher: int | None) -> State:
-    names = _names(state)
     fish = state.carried + (state.up,)
     if catcher is None:
-        state = _say(state, f"Nobody caught {state.up}: it carries over ({len(fish)} waiting)",
-                     f"{state.up}は釣れず: キャリーオーバー（{len(fish)}枚）")
+        state = say(state, f"Nobody caught {state.up}: it carries over ({len(fish)} waiting)",
+                    f"{state.up}は釣れず: {JA['carried']}（{len(fish)}枚）")
         state = replace(state, carried=fish)
     else:
         caught = _set(state.caught, catcher, state.caught[catcher] + fish)
         ext = state.ext_caught
         if state.stage == "extension":
             ext = _set(ext, catcher, ext[catcher] + len(fish))
-        state = _say(state, f"{names[catcher]} catches {', '.join(fish)}", f"{names[catcher]}が{', '.join(fish)}を釣り上げた")
+        name = state.seats[catcher].name
+        state = say(state, f"{name} catches {', '.join(fish)}", f"{name}が{', '.join(fish)}を釣り上げた")
         state = replace(state, caught=caught, ext_caught=ext, carried=())
     cooling = tuple(c[1] if c else () for c in state.choices)
     state = replace(state, cooling=cooling, up=None)
@@ -464,73 +272,54 @@ def _end_round(state: State, catcher: int | None) -> State:
 
 def _reveal(state: State) -> State:
     names = _names(state)
-    listing = "; ".join(f"{n}: {_choice_text(c)[0]}" for n, c in zip(names, state.choices))
-    listing_ja = "; ".join(f"{n}: {_choice_text(c)[1]}" for n, c in zip(names, state.choices))
-    state = _say(replace(state, revealed=True, throws=()), f"Open! {listing}", f"オープン! {listing_ja}")
-    keys = {}
+    texts = [choice_text(c) for c in state.choices]
+    listing = "; ".join(f"{n}: {en}" for n, (en, _) in zip(names, texts))
+    listing_ja = "; ".join(f"{n}: {ja}" for n, (_, ja) in zip(names, texts))
+    state = say(replace(state, revealed=True, throws=()), f"{EN['open'].capitalize()}! {listing}",
+                f"{JA['open']}! {listing_ja}")
+    keys: dict[tuple[int, int], list[int]] = {}
     for i, (d6, special) in enumerate(state.choices):
         if d6 + len(special):
             keys.setdefault((d6 + len(special), len(special)), []).append(i)
     groups = tuple(tuple(keys[k]) for k in sorted(keys))
     if not groups:
-        state = _say(state, "Nobody chose a die", "誰もダイスを選ばなかった")
+        state = say(state, "Nobody chose a die", f"誰も{JA['dice']}を選ばなかった")
         return _end_round(state, None)
-    order = " / ".join(_and([names[i] for i in g]) for g in groups)
-    state = _say(replace(state, groups=groups, group=0), f"Fishing order: {order}", f"釣る順番: {order}")
+    # The table's own words, kept as they were (an English "and" in both languages).
+    order = " / ".join(and_en([names[i] for i in g]) for g in groups)
+    state = say(replace(state, groups=groups, group=0), f"{EN['order'].capitalize()}: {order}", f"{JA['order']}: {order}")
     return _start_group(state)
 
 
 def _start_group(state: State) -> State:
-    group = state.groups[state.group]
     hands = list(state.hands)
-    for i in group:
+    for i in state.groups[state.group]:
         hands[i] = Hand()
     state = replace(state, hands=tuple(hands))
-    return replace(state, phase="uses" if _to_declare(state) else "throw")
-
-
-def _to_declare(state: State) -> list[int]:
-    if not state.groups or state.phase == "over":
-        return []
-    return [i for i in state.groups[state.group]
-            if state.choices[i][1] and not state.hands[i].uses]
-
-
-def _group_dice(state: State) -> list[dict[str, Any]]:
-    out = []
-    for i in state.groups[state.group]:
-        d6, special = state.choices[i]
-        colour = state.seats[i].colour
-        if d6:
-            out.append({"colour": colour, "sides": 6, "count": d6})
-        out.extend({"colour": colour, "sides": SIDES[k], "count": 1} for k in special)
-    return out
+    return replace(state, phase="uses" if to_declare(state) else "throw")
 
 
 def _judge(state: State) -> State:
-    names = _names(state)
     fish = _fish(state, state.up)
-    group = state.groups[state.group]
     results = []
     throws = list(state.throws)
-    for i in group:
+    for i in state.groups[state.group]:
         hand = state.hands[i]
         values = hand.counted()
-        ok = meets(fish, values)
-        results.append((i, sum(values), ok))
+        results.append((i, sum(values), meets(fish, values)))
         throws.append(_throw_entry(state, i, hand, fish))
     state = replace(state, throws=tuple(throws))
-    summary = ", ".join(f"{names[i]} {s}{' ✓' if ok else ''}" for i, s, ok in results)
-    state = _say(state, f"Judged: {summary} (target {fish.target})", f"判定: {summary}（目標 {fish.target}）")
+    summary = ", ".join(f"{state.seats[i].name} {s}{' ✓' if ok else ''}" for i, s, ok in results)
+    state = say(state, f"Judged: {summary} ({EN['target']} {fish.target})", f"判定: {summary}（{JA['target']} {fish.target}）")
     wins = [(s, i) for i, s, ok in results if ok]
     if wins:
         low = min(s for s, _ in wins)
         best = [i for s, i in wins if s == low]
         if len(best) == 1:
             return _end_round(state, best[0])
-        who = _and([names[i] for i in best])
-        state = _say(state, f"{who} tie at {low}, closest to the target: nobody takes it, no later group fishes",
-                     f"{'・'.join(names[i] for i in best)}が{low}で同点: 誰も獲得できず、後の組は釣らない")
+        who, who_ja = named(state, best)
+        state = say(state, f"{who} tie at {low}, closest to the {EN['target']}: nobody takes it, no later {EN['group']} fishes",
+                    f"{who_ja}が{low}で同点: 誰も獲得できず、後の{JA['group']}は釣らない")
         return _end_round(state, None)
     if state.group + 1 < len(state.groups):
         return _start_group(replace(state, group=state.group + 1))
@@ -542,193 +331,59 @@ def _throw_entry(state: State, i: int, hand: Hand, fish: Fish) -> dict[str, Any]
     colour = state.seats[i].colour
     dice = [{"colour": colour, "face": f} for f in hand.d6]
     for k, v in hand.special:
-        dice.append({"colour": colour, "face": _face(k, v), "sides": SIDES[k], "value": v, "use": hand.use(k)})
+        dice.append({"colour": colour, "face": face(k, v), "sides": SIDES[k], "value": v, "use": hand.use(k)})
     return {"seat": state.seats[i].name, "group": state.group, "dice": dice, "sum": sum(values),
             "meets": meets(fish, values), "condition_met": condition_holds(fish, values), "counted": list(values)}
 
 
-# --- expects -----------------------------------------------------------------------------
-
-
-def _field(name: str, kind: str, en: str, ja: str, **more: Any) -> dict[str, Any]:
-    return {"name": name, "kind": kind, "label": text(en, ja), **more}
-
-
-def _available(state: State, i: int) -> tuple[str, ...]:
-    return tuple(k for k in SPECIALS if k not in state.cooling[i])
-
-
-def _use_options(state: State) -> list[dict[str, Any]]:
-    uses = USES if state.lure else USES[:2]
-    return [{"value": u, "label": text(*USE_TEXT[u])} for u in uses]
-
-
-def expects(state: State) -> dict[str, Any]:
-    """What the game waits for now: the inputs of docs/contracts.md."""
-    names = _names(state)
-    out: dict[str, Any] = {"phase": state.phase, "inputs": [], "winners": [names[i] for i in state.winners]}
-    inputs = out["inputs"]
-    if state.phase == "fish":
-        options = [{"value": f.id, "label": text(*_fish_text(f))} for f in state.fish if f.id in state.pile]
-        inputs.append({
-            "type": "fish", "seats": [], "secret": False,
-            "prompt": text("Host: turn over the next fish card and name it.", "ホスト: 次のお魚カードをめくり、選んでください。"),
-            "fields": [_field("fish", "choice", "Fish card", "お魚カード", options=options)],
-        })
-    elif state.phase == "choose":
-        # One input per set of specials seats may choose (cooling is public); the list
-        # depends on cooling only, never on who has chosen.
-        sets: dict[tuple[str, ...], list[int]] = {}
-        for i in range(len(state.seats)):
-            sets.setdefault(_available(state, i), []).append(i)
-        for avail, seats in sets.items():
-            special = _field("special", "multi", "Special dice", "特殊ダイス", default=[], min=0, max=len(avail),
-                             options=[{"value": k, "label": text(k, k)} for k in avail])
-            inputs.append({
-                "type": "choose", "seats": [names[i] for i in seats if state.choices[i] is None], "secret": True,
-                "prompt": text("Choose in secret your rod: how many d6 (0-5) and which special dice.",
-                               "釣り竿を秘密に選んでください: 6面体の数（0〜5）と特殊ダイス。"),
-                "fields": [_field("d6", "number", "Six-sided dice", "6面体ダイスの数", min=0, max=MAX_D6, button=True),
-                           special],
-            })
-    elif state.phase == "uses":
-        for i in _to_declare(state):
-            fields = [_field(k, "choice", f"Use of the {k}", f"{k}の使い方", options=_use_options(state))
-                      for k in state.choices[i][1]]
-            inputs.append({
-                "type": "uses", "seats": [names[i]], "secret": False,
-                "prompt": text(f"{names[i]}: declare the use of each special die before the throw.",
-                               f"{names[i]}: 振る前に特殊ダイスの使い方を宣言してください。"),
-                "fields": fields,
-            })
-    elif state.phase == "throw":
-        group = state.groups[state.group]
-        who = _and([names[i] for i in group])
-        inputs.append({
-            "type": "throw", "seats": [names[i] for i in group], "secret": False, "together": True,
-            "prompt": text(f"{who}: throw your chosen dice.", f"{'・'.join(names[i] for i in group)}: 選んだダイスを振ってください。"),
-            "fields": [_field("dice", "dice", "Dice", "ダイス")],
-            "dice": _group_dice(state), "camera": "new",
-        })
-    elif state.phase == "turn":
-        open_seats = [i for i in state.groups[state.group] if state.hands[i].open]
-        for i in open_seats:
-            hand = state.hands[i]
-            by = [k for k, _ in hand.rights if hand.rights_left(k) and hand.pickable(k)]
-            if by:
-                inputs.append({
-                    "type": "rethrow", "seats": [names[i]], "secret": False,
-                    "prompt": text(f"{names[i]}: rethrow any of your dice with a re-approach right.",
-                                   f"{names[i]}: 再アプローチの権利でダイスを振り直せます。"),
-                    "fields": [
-                        _field("by", "choice", "Right of", "使う権利", options=[
-                            {"value": k, "label": text(f"{k} ({hand.rights_left(k)} left)", f"{k}（残り{hand.rights_left(k)}回）")}
-                            for k in by]),
-                        _field("picked", "picked", "Dice picked up", "振り直すダイス", names={"10": "d10", "20": "d20"}),
-                        _field("dice", "dice", "New faces", "新しい出目"),
-                    ],
-                    "dice": None, "camera": "rethrown",
-                })
-            lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured and hand.pickable(k)]
-            if lures:
-                inputs.append({
-                    "type": "lure", "seats": [names[i]], "secret": False,
-                    "prompt": text(f"{names[i]}: change your dice with a lure (odd: 1 in all, even: 2).",
-                                   f"{names[i]}: ルアーで出目を変えられます（奇数: 合計1、偶数: 合計2）。"),
-                    "fields": [
-                        _field("by", "choice", "Lure die", "ルアーのダイス",
-                               options=[{"value": k, "label": text(k, k)} for k in lures]),
-                        _field("changes", "json", "Changes [die, +/-]", "変更 [ダイス, ±]", example=[[2, 1], ["d10", -1]]),
-                    ],
-                })
-        inputs.append({
-            "type": "done", "seats": [names[i] for i in open_seats], "secret": False,
-            "prompt": text("End your turn when you are happy with your dice.", "ダイスに満足したら手番を終えてください。"),
-            "fields": [],
-        })
-    return out
-
-
 # --- apply -------------------------------------------------------------------------------
-
-_KEYS = {
-    "fish": ({"fish"}, set()),
-    "choose": ({"seat", "d6"}, {"special"}),
-    "uses": ({"seat"}, {"d10", "d20"}),
-    "throw": ({"dice"}, {"seat"}),
-    "rethrow": ({"seat", "by", "picked", "dice"}, set()),
-    "lure": ({"seat", "by", "changes"}, set()),
-    "done": ({"seat"}, set()),
-}
-_PHASE_OF = {"fish": "fish", "choose": "choose", "uses": "uses", "throw": "throw",
-             "rethrow": "turn", "lure": "turn", "done": "turn"}
 
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = event_kind(event, _KEYS)
-    if state.phase == "over":
-        raise IllegalEvent("the game is over; no event is expected")
-    if _PHASE_OF[kind] != state.phase:
-        raise IllegalEvent(f"saw a {kind} event, but {_waiting_for(state)}")
-    handler = {"fish": _turn_fish, "choose": _choose, "uses": _uses, "throw": _throw,
-               "rethrow": _rethrow, "lure": _lure, "done": _done}[kind]
-    new = handler(state, event)
-    return replace(new, events=state.events + (event_text(event),))
-
-
-def _waiting_for(state: State) -> str:
-    names = _names(state)
-    if state.phase == "fish":
-        return "the table is waiting for the host to name the fish turned over (a fish event)"
-    if state.phase == "choose":
-        return "the table is waiting for the secret choices (choose events)"
-    if state.phase == "uses":
-        return f"the table is waiting for {_and([names[i] for i in _to_declare(state)])} to declare their special dice (uses)"
-    if state.phase == "throw":
-        return f"the table is waiting for the throw of {_and([names[i] for i in state.groups[state.group]])}"
-    if state.phase == "turn":
-        seats = [names[i] for i in state.groups[state.group] if state.hands[i].open]
-        return f"the table is waiting for {_and(seats)} to rethrow, lure or end their turn (done)"
-    return "the game is over"
-
-
-def _seat_index(state: State, name: Any) -> int:
-    for i, seat in enumerate(state.seats):
-        if seat.name == name:
-            return i
-    raise IllegalEvent(f"unknown seat {name!r}; the seats are {', '.join(_names(state))}")
+    return apply_move(state, event, MOVES, expects)
 
 
 def _turn_fish(state: State, event: Mapping[str, Any]) -> State:
     fid = event["fish"]
-    ids = [f.id for f in state.fish]
-    if fid not in ids:
-        raise IllegalEvent(f"fish {fid!r} is not in this game's deck; expected one of {', '.join(state.pile)}")
+    pile = ids(state.pile)
+    if fid not in [f.id for f in state.fish]:
+        raise IllegalEvent(f"{EN['fish']} {short(fid)} is not in this game's deck; expected one of {pile}",
+                           f"{JA['fish']} {short(fid)} はこのゲームの山札にありません。{pile} のどれかです")
     if fid not in state.pile:
-        raise IllegalEvent(f"fish {fid} was already turned over; expected one of {', '.join(state.pile)}")
-    pile = tuple(f for f in state.pile if f != fid)
-    return _show_fish(replace(state, up=fid, pile=pile, turned=state.turned + 1))
+        raise IllegalEvent(f"{EN['fish']} {fid} was already turned over; expected one of {pile}",
+                           f"{JA['fish']} {fid} はもうめくられています。{pile} のどれかです")
+    return _show_fish(replace(state, up=fid, pile=tuple(f for f in state.pile if f != fid), turned=state.turned + 1))
 
 
 def _choose(state: State, event: Mapping[str, Any]) -> State:
-    i = _seat_index(state, event["seat"])
+    i = seat_index(state.seats, event["seat"])
     name = state.seats[i].name
     if state.choices[i] is not None:
-        raise IllegalEvent(f"{name} has already chosen; a choice is locked once given")
+        raise IllegalEvent(f"{name} has already chosen; a choice is locked once given",
+                           f"{name}はもう選びました。選んだ{JA['rod']}は変えられません")
     d6 = event["d6"]
-    if isinstance(d6, bool) or not isinstance(d6, int) or not 0 <= d6 <= MAX_D6:
-        raise IllegalEvent(f"{name} chose {d6!r} d6; choose a whole number from 0 to {MAX_D6}")
+    if not whole(d6, 0, MAX_D6):
+        raise IllegalEvent(f"{name} chose {short(d6)} {EN['d6']}; choose a whole number from 0 to {MAX_D6}",
+                           f"{name}の{JA['d6']}の数 {short(d6)} は選べません。0〜{MAX_D6}の整数にしてください")
     special = event.get("special", [])
     if not isinstance(special, list):
-        raise IllegalEvent(f"special is {special!r}; give a list like [\"d10\"] or []")
+        raise IllegalEvent(f"special is {short(special)}; give a list like [\"d10\"] or []",
+                           f"special は [\"d10\"] や [] のようなリストで書いてください（{short(special)}）")
+    if len(special) > len(SPECIALS):
+        raise IllegalEvent(f"special lists {len(special)} dice; each seat has one d10 and one d20",
+                           f"special に{len(special)}個あります。{JA['special']}は1人に{JA['d10']}と{JA['d20']}が1個ずつです")
     for k in special:
         if k not in SPECIALS:
-            raise IllegalEvent(f"{name} chose the special die {k!r}; the special dice are \"d10\" and \"d20\"")
+            raise IllegalEvent(f"{name} chose the special die {short(k)}; the {EN['special']} are \"d10\" and \"d20\"",
+                               f"{name}が選んだ {short(k)} は{JA['special']}ではありません。"
+                               f"{JA['special']}は \"d10\"（{JA['d10']}）と \"d20\"（{JA['d20']}）です")
         if special.count(k) > 1:
-            raise IllegalEvent(f"{name} chose the {k} twice; each seat has one {k}")
+            raise IllegalEvent(f"{name} chose the {EN[k]} twice; each seat has one {EN[k]}",
+                               f"{name}が{JA[k]}を2回選びました。{JA[k]}は1人1個です")
         if k in state.cooling[i]:
-            raise IllegalEvent(f"{name}'s {k} is cooling down this round (chosen last round); choose another")
+            raise IllegalEvent(f"{name}'s {EN[k]} is {EN['cooling']} this round (chosen last round); choose another",
+                               f"{name}の{JA[k]}は前のラウンドで選んだので{JA['cooling']}中です。ほかのダイスを選んでください")
     choice = (d6, tuple(k for k in SPECIALS if k in special))
     state = replace(state, choices=_set(state.choices, i, choice))
     if any(c is None for c in state.choices):
@@ -737,78 +392,67 @@ def _choose(state: State, event: Mapping[str, Any]) -> State:
 
 
 def _uses(state: State, event: Mapping[str, Any]) -> State:
-    i = _seat_index(state, event["seat"])
-    names = _names(state)
-    due = _to_declare(state)
+    i = seat_index(state.seats, event["seat"])
+    name = state.seats[i].name
+    due = to_declare(state)
     if i not in due:
+        who, who_ja = named(state, due)
         if i not in state.groups[state.group]:
-            raise IllegalEvent(f"{names[i]} is not in the group due; waiting for {_and([names[j] for j in due])} to declare")
+            raise IllegalEvent(f"{name} is not in the {EN['group']} due; waiting for {who} to declare",
+                               f"{name}は今釣る{JA['group']}にいません。宣言を待っているのは{who_ja}です")
         if state.choices[i][1]:
-            raise IllegalEvent(f"{names[i]} has already declared; declared uses cannot change")
-        raise IllegalEvent(f"{names[i]} has no special dice to declare; waiting for {_and([names[j] for j in due])}")
+            raise IllegalEvent(f"{name} has already declared; declared uses cannot change",
+                               f"{name}はもう宣言しました。宣言した{JA['use']}は変えられません")
+        raise IllegalEvent(f"{name} has no {EN['special']} to declare; waiting for {who}",
+                           f"{name}には宣言する{JA['special']}がありません。宣言を待っているのは{who_ja}です")
     special = state.choices[i][1]
     given = tuple(k for k in SPECIALS if k in event)
     if given != special:
-        raise IllegalEvent(f"{names[i]} must declare exactly their special dice ({', '.join(special)}), saw {', '.join(given) or 'none'}")
-    uses = []
+        (want, want_ja), (saw, saw_ja) = die_names(special), die_names(given)
+        raise IllegalEvent(f"{name} must declare exactly their {EN['special']} ({want}), saw {saw}",
+                           f"{name}は自分の{JA['special']}（{want_ja}）の{JA['use']}を過不足なく宣言してください（来たのは{saw_ja}）")
+    allowed = USES if state.lure else USES[:2]
     for k in special:
         u = event[k]
-        if u not in USES:
-            raise IllegalEvent(f"the use of the {k} is {u!r}; use chum, reapproach" + (" or lure" if state.lure else ""))
         if u == "lure" and not state.lure:
-            raise IllegalEvent("the lure is an advanced option that is off in this game; use chum or reapproach")
-        uses.append((k, u))
-    hands = _set(state.hands, i, Hand(uses=tuple(uses)))
-    listing = ", ".join(f"{k} {USE_TEXT[u][0]}" for k, u in uses)
-    listing_ja = "、".join(f"{k} {USE_TEXT[u][1]}" for k, u in uses)
-    state = _say(replace(state, hands=hands), f"{names[i]} declares {listing}", f"{names[i]}の宣言: {listing_ja}")
-    if not _to_declare(state):
-        state = replace(state, phase="throw")
-    return state
-
-
-def _dice_counts(dice: Iterable[Any]) -> Counter:
-    return Counter((d.colour, d.sides) for d in dice)
-
-
-def _spec_text(spec: Counter) -> str:
-    if not spec:
-        return "no dice"
-    return ", ".join(f"{n} {c} {'d6' if s == 6 else f'd{s}'}" for (c, s), n in sorted(spec.items()))
+            raise IllegalEvent(f"the {EN['lure']} is an advanced option that is off in this game; use chum or reapproach",
+                               f"{JA['lure']}は上級ルールで、このゲームでは使えません。"
+                               f"chum（{JA['chum']}）か reapproach（{JA['reapproach']}）にしてください")
+        if u not in allowed:
+            listed = ", ".join(allowed)
+            raise IllegalEvent(f"the {EN['use']} of the {EN[k]} is {short(u)}; use {listed}",
+                               f"{JA[k]}の{JA['use']} {short(u)} はありません。"
+                               + "、".join(f"{v}（{JA[v]}）" for v in allowed) + " から選んでください")
+    uses = tuple((k, event[k]) for k in special)
+    state = replace(state, hands=_set(state.hands, i, Hand(uses=uses)))
+    state = say(state, f"{name} declares " + ", ".join(f"{k} {EN[u]}" for k, u in uses),
+                f"{name}の宣言: " + "、".join(f"{k} {JA[u]}" for k, u in uses))
+    return state if to_declare(state) else replace(state, phase="throw")
 
 
 def _throw(state: State, event: Mapping[str, Any]) -> State:
-    names = _names(state)
     group = state.groups[state.group]
+    who, who_ja = named(state, group)
     if "seat" in event:
-        i = _seat_index(state, event["seat"])
+        i = seat_index(state.seats, event["seat"])
         if i not in group:
-            raise IllegalEvent(f"the throw names {names[i]}, but the group due is {_and([names[j] for j in group])}")
+            name = state.seats[i].name
+            raise IllegalEvent(f"the {EN['throw']} names {name}, but the {EN['group']} due is {who}",
+                               f"この投げは{name}のものとされていますが、今釣る{JA['group']}は{who_ja}です")
     dice = dice_from(event["dice"], sides=(6, 10, 20))
-    wanted = Counter({(d["colour"], d["sides"]): d["count"] for d in _group_dice(state)})
-    seen = _dice_counts(dice)
+    wanted = Counter({(d["colour"], d["sides"]): d["count"] for d in group_dice(state)})
+    seen = dice_counts(dice)
     if seen != wanted:
-        raise IllegalEvent(f"expected {_spec_text(wanted)} ({_and([names[i] for i in group])}'s throw), saw {_spec_text(seen)}")
+        (want, want_ja), (saw, saw_ja) = spec_text(wanted), spec_text(seen)
+        raise IllegalEvent(f"expected {want} ({who}'s {EN['throw']}), saw {saw}",
+                           f"{who_ja}の{JA['throw']}は{want_ja}です（来たのは{saw_ja}）")
     hands = list(state.hands)
-    lines, lines_ja = [], []
     for i in group:
-        colour = state.seats[i].colour
-        mine = [d for d in dice if d.colour == colour]
-        hand = hands[i]
-        special = tuple((k, next((d.face or 10) if k == "d10" else d.face for d in mine if d.sides == SIDES[k]))
-                        for k in state.choices[i][1])
-        hand = Hand(uses=hand.uses, thrown=True, d6=tuple(sorted(d.face for d in mine if d.sides == 6)),
-                    special=special, rights=tuple((k, None) for k, u in hand.uses if u == "reapproach"))
-        hand = _replace_hand(hand, open=hand.can_act())
-        hands[i] = hand
-        lines.append(f"{names[i]} {_hand_text(hand)} (sum {sum(hand.counted())})")
-        lines_ja.append(f"{names[i]} {_hand_text(hand, True)}（合計 {sum(hand.counted())}）")
-    state = _say(replace(state, hands=tuple(hands)), "Thrown: " + "; ".join(lines), "振った: " + "; ".join(lines_ja))
+        hands[i] = thrown(hands[i], state.choices[i][1], [d for d in dice if d.colour == state.seats[i].colour])
+    lines = [(state.seats[i].name, hands[i]) for i in group]
+    state = say(replace(state, hands=tuple(hands)), "Thrown: " + "; ".join(f"{n} {h.line('en')}" for n, h in lines),
+                "振った: " + "; ".join(f"{n} {h.line('ja')}" for n, h in lines))
     return _after_action(state)
-
-
-def _replace_hand(hand: Hand, **changes: Any) -> Hand:
-    return Hand(**{**hand.__dict__, **changes})
 
 
 def _after_action(state: State) -> State:
@@ -818,136 +462,47 @@ def _after_action(state: State) -> State:
 
 
 def _turn_seat(state: State, event: Mapping[str, Any]) -> tuple[int, Hand]:
-    i = _seat_index(state, event["seat"])
+    i = seat_index(state.seats, event["seat"])
     hand = state.hands[i]
     if i not in state.groups[state.group] or hand is None or not hand.open:
-        seats = [state.seats[j].name for j in state.groups[state.group] if state.hands[j].open]
-        raise IllegalEvent(f"{state.seats[i].name}'s turn is not open; open turns: {_and(seats)}")
+        who, who_ja = named(state, [j for j in state.groups[state.group] if state.hands[j].open])
+        name = state.seats[i].name
+        raise IllegalEvent(f"{name}'s {EN['turn']} is not open; open turns: {who}",
+                           f"{name}の{JA['turn']}ではありません。{JA['turn']}中なのは{who_ja}です")
     return i, hand
-
-
-def _special_arg(hand: Hand, raw: Any, what: str, name: str) -> str:
-    if raw not in SPECIALS or raw not in dict(hand.special):
-        raise IllegalEvent(f"{what} {raw!r} is not a special die {name} threw ({', '.join(k for k, _ in hand.special) or 'none'})")
-    return raw
-
-
-def _take_d6(hand: Hand, faces: list[int], name: str, what: str) -> list[int]:
-    """``hand.d6`` less one die per face in ``faces``; IllegalEvent for a die not shown."""
-    left = list(hand.d6)
-    for f in faces:
-        if f not in left:
-            raise IllegalEvent(f"{what} names a d6 showing {f}, but {name}'s d6 show {' '.join(map(str, hand.d6)) or 'nothing'}"
-                               " (a face twice: two such dice)")
-        left.remove(f)
-    return left
 
 
 def _rethrow(state: State, event: Mapping[str, Any]) -> State:
     i, hand = _turn_seat(state, event)
-    name = state.seats[i].name
-    by = event["by"]
-    if by not in SPECIALS or hand.use(by) != "reapproach":
-        raise IllegalEvent(f"by is {by!r}; name a re-approach die of {name}'s ({', '.join(k for k, _ in hand.rights) or 'none'})")
-    if not hand.rights_left(by):
-        raise IllegalEvent(f"{name}'s {by} has no rethrow right left")
-    picked = event["picked"]
-    if not isinstance(picked, list) or not picked:
-        raise IllegalEvent("picked is empty; list the dice picked up: d6 by their face before the rethrow, \"d10\"/\"d20\" by name")
-    faces, specials = [], []
-    for p in picked:
-        if isinstance(p, str):
-            k = _special_arg(hand, p, "picked", name)
-            if k == by:
-                raise IllegalEvent(f"the {by} never rethrows itself with its own right")
-            if k in specials:
-                raise IllegalEvent(f"picked names the {k} twice")
-            if hand.used(k):
-                raise IllegalEvent(f"the {k}'s ability was used; it can no longer be rethrown")
-            specials.append(k)
-        elif isinstance(p, int) and not isinstance(p, bool):
-            faces.append(p)
-        else:
-            raise IllegalEvent(f"picked holds {p!r}; a d6 is written as its face, a special die as \"d10\" or \"d20\"")
-    left = _take_d6(hand, faces, name, "picked")
-    dice = dice_from(event["dice"], sides=(6, 10, 20))
-    colour = state.seats[i].colour
-    wanted = Counter({(colour, 6): len(faces)}) + Counter((colour, SIDES[k]) for k in specials)
-    seen = _dice_counts(dice)
-    if seen != +wanted:
-        raise IllegalEvent(f"the new dice must match the picked ones ({_spec_text(+wanted)}), saw {_spec_text(seen)}")
-    rights = tuple((k, (hand.rights_left(k) - 1) if k == by else r) for k, r in hand.rights)
-    special = tuple(
-        (k, next((d.face or 10) if k == "d10" else d.face for d in dice if d.sides == SIDES[k]) if k in specials else v)
-        for k, v in hand.special)
-    new = _replace_hand(hand, d6=tuple(sorted(left + [d.face for d in dice if d.sides == 6])), special=special, rights=rights)
-    new = _replace_hand(new, open=new.can_act())
-    before = " ".join(str(p) for p in picked)
-    state = _say(replace(state, hands=_set(state.hands, i, new)),
-                 f"{name} rethrows {before} with the {by}: {_hand_text(new)} (sum {sum(new.counted())})",
-                 f"{name}が{by}の権利で{before}を振り直し: {_hand_text(new, True)}（合計 {sum(new.counted())}）")
-    return _after_action(state)
+    return _turn_move(state, i, *rethrow(hand, event, state.seats[i].name, state.seats[i].colour))
 
 
 def _lure(state: State, event: Mapping[str, Any]) -> State:
     i, hand = _turn_seat(state, event)
-    name = state.seats[i].name
-    by = event["by"]
-    if by not in SPECIALS or hand.use(by) != "lure":
-        raise IllegalEvent(f"by is {by!r}; name a lure die of {name}'s")
-    if by in hand.lured:
-        raise IllegalEvent(f"{name}'s {by} has already lured; each lure die is used once")
-    changes = event["changes"]
-    if not isinstance(changes, list) or not changes:
-        raise IllegalEvent("changes is empty; give [die, delta] pairs like [[2, 1], [\"d10\", -1]]")
-    budget = 1 if hand.value(by) % 2 else 2
-    faces, special_delta, total = [], {}, 0
-    for c in changes:
-        if not isinstance(c, list) or len(c) != 2 or isinstance(c[1], bool) or not isinstance(c[1], int):
-            raise IllegalEvent(f"a change is [die, delta] like [2, 1] or [\"d10\", -1], saw {c!r}")
-        die, delta = c
-        if delta == 0:
-            raise IllegalEvent("a change of 0 is no change; give +1/-1 (or +2/-2 with an even lure)")
-        total += abs(delta)
-        if isinstance(die, str):
-            k = _special_arg(hand, die, "changes", name)
-            if k == by:
-                raise IllegalEvent("a lure die cannot change itself")
-            if k in special_delta:
-                raise IllegalEvent(f"changes names the {k} twice; give its whole change at once")
-            if hand.used(k):
-                raise IllegalEvent(f"the {k}'s ability was used; it can no longer be changed")
-            value = hand.value(k) + delta
-            if not 1 <= value <= SIDES[k]:
-                raise IllegalEvent(f"the {k} would show {value}; a {k} counts from 1 to {SIDES[k]}")
-            special_delta[k] = delta
-        elif isinstance(die, int) and not isinstance(die, bool):
-            if not 1 <= die + delta <= 6:
-                raise IllegalEvent(f"a d6 showing {die} changed by {delta:+d} would show {die + delta}; a d6 shows 1 to 6")
-            faces.append((die, delta))
-        else:
-            raise IllegalEvent(f"a die in changes is written as its face (d6) or \"d10\"/\"d20\", saw {die!r}")
-    if total > budget:
-        raise IllegalEvent(f"the {by} shows {_face(by, hand.value(by))} ({'odd' if budget == 1 else 'even'}): "
-                           f"it changes faces by {budget} in all, saw {total}")
-    left = _take_d6(hand, [f for f, _ in faces], name, "changes")
-    d6 = tuple(sorted(left + [f + d for f, d in faces]))
-    special = tuple((k, v + special_delta.get(k, 0)) for k, v in hand.special)
-    new = _replace_hand(hand, d6=d6, special=special, lured=hand.lured + (by,))
-    new = _replace_hand(new, open=new.can_act())
-    listing = ", ".join(f"{d} {x:+d}" for d, x in changes)
-    state = _say(replace(state, hands=_set(state.hands, i, new)),
-                 f"{name} lures with the {by} ({listing}): {_hand_text(new)} (sum {sum(new.counted())})",
-                 f"{name}が{by}のルアー（{listing}）: {_hand_text(new, True)}（合計 {sum(new.counted())}）")
-    return _after_action(state)
+    return _turn_move(state, i, *lure(hand, event, state.seats[i].name))
+
+
+def _turn_move(state: State, i: int, hand: Hand, en: str, ja: str) -> State:
+    return _after_action(say(replace(state, hands=_set(state.hands, i, hand)), en, ja))
 
 
 def _done(state: State, event: Mapping[str, Any]) -> State:
     i, hand = _turn_seat(state, event)
     name = state.seats[i].name
-    state = replace(state, hands=_set(state.hands, i, _replace_hand(hand, open=False)))
-    state = _say(state, f"{name} ends the turn", f"{name}が手番を終えた")
+    state = replace(state, hands=_set(state.hands, i, hand.with_(open=False)))
+    state = say(state, f"{name} ends the {EN['turn']}", f"{name}が{JA['turn']}を終えた")
     return _after_action(state)
+
+
+MOVES = {
+    "fish": move(_turn_fish, phases=("fish",), required=("fish",)),
+    "choose": move(_choose, phases=("choose",), required=("seat", "d6"), optional=("special",)),
+    "uses": move(_uses, phases=("uses",), optional=SPECIALS),
+    "throw": move(_throw, phases=("throw",), required=("dice",), optional=("seat",)),
+    "rethrow": move(_rethrow, phases=("turn",), required=("seat", "by", "picked", "dice")),
+    "lure": move(_lure, phases=("turn",), required=("seat", "by", "changes")),
+    "done": move(_done, phases=("turn",)),
+}
 
 
 # --- view --------------------------------------------------------------------------------
@@ -995,18 +550,15 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
         "hands": [_hand_view(state, i, fish) for i in state.groups[state.group]] if fishing else [],
         "throws": [dict(t) for t in state.throws],
         "expects": public(expects(state)),
-        "log": [{"en": en, "ja": ja} for en, ja in state.log],
+        "log": log_lines(state),
     }
     if seat is not None:
-        if seat not in names:
-            raise ValueError(f"unknown seat {seat!r}; the seats are {', '.join(names)}")
-        i = names.index(seat)
+        i, mine = seat_view(state, seat)
         choice = state.choices[i] if state.phase != "over" else None
         out["mine"] = {
-            "seat": seat,
-            "colour": state.seats[i].colour,
+            **mine,
             "choice": {"d6": choice[0], "special": list(choice[1])} if choice else None,
             "to_choose": state.phase == "choose" and choice is None,
-            "available": list(_available(state, i)),
+            "available": list(available(state, i)),
         }
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines import dieangler as da
-from engines.core import IllegalEvent, SetupError
+from engines.core import DataError, IllegalEvent, SetupError
 
 SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chika", "colour": "green"}]
 FISH = [
@@ -67,22 +67,22 @@ def test_default_deck_has_15_fish_of_every_condition_kind():
 def test_bad_fish_file_names_the_file_the_fish_and_the_fault(tmp_path):
     path = tmp_path / "fish.toml"
     path.write_text('[[fish]]\nid = "Z9"\ntarget = 0\n', encoding="utf-8")
-    with pytest.raises(da.FishError, match=r"fish.toml: fish Z9: target is 0"):
+    with pytest.raises(DataError, match=r"fish.toml: fish Z9: target is 0"):
         da.load_fish(path)
     path.write_text('[[fish]]\nid = "Z8"\ntarget = 5\ncondition = "="\n', encoding="utf-8")
-    with pytest.raises(da.FishError, match=r"fish Z8: .*at least 2 marks"):
+    with pytest.raises(DataError, match=r"fish Z8: .*at least 2 marks"):
         da.load_fish(path)
     path.write_text('[[fish]]\nid = "Z7"\ntarget = 5\ncondition = "big"\n', encoding="utf-8")
-    with pytest.raises(da.FishError, match=r"fish Z7: condition 'big'"):
+    with pytest.raises(DataError, match=r"fish Z7: condition 'big'"):
         da.load_fish(path)
 
 
 @pytest.mark.parametrize("options, words", [
     ({"colour": 1}, "unknown option"),
-    ({"deck": "shuffled"}, "option deck"),
-    ({"play": 0}, "option play"),
-    ({"play": 16}, "option play"),
-    ({"lure": "yes"}, "option lure"),
+    ({"deck": "shuffled"}, "option 'deck'"),
+    ({"play": 0}, "option 'play'"),
+    ({"play": 16}, "option 'play'"),
+    ({"lure": "yes"}, "option 'lure'"),
     ({"fish": [{"id": "A"}]}, "options.fish: fish A: target"),
     ({"fish": [{"id": "A", "target": 3}, {"id": "A", "target": 4}]}, "used twice"),
     ({"fish": []}, "non-empty list"),
@@ -140,7 +140,7 @@ def test_nothing_of_a_choice_is_public_before_the_reveal():
 
 def test_choose_refusals():
     state = da.setup(SEATS, {"deck": "physical", "fish": FISH}, 0)
-    refused(state, {"type": "choose", "seat": "Aki", "d6": 1}, "host to name the fish")  # no fish up
+    refused(state, {"type": "choose", "seat": "Aki", "d6": 1}, "saw a choose event", "turn over the next fish")  # no fish up
     state = new()
     refused(state, {"type": "choose", "seat": "Aki", "d6": 6}, "0 to 5")
     refused(state, {"type": "choose", "seat": "Aki", "d6": -1}, "0 to 5")

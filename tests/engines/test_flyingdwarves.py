@@ -7,7 +7,7 @@ import pytest
 
 from engines import core
 from engines import flyingdwarves as fd
-from engines.core import IllegalEvent, SetupError
+from engines.core import DataError, IllegalEvent, SetupError
 
 NAMES = ("Aki", "Ben", "Chika", "Dan", "Emi")
 COLOURS = ("red", "blue", "green", "yellow", "white")
@@ -43,11 +43,18 @@ def started(n=3, **kw):
             t = s.tasks[0]
             s = fd.apply(s, ev("draw", NAMES[t[1]], cards=list(s.deck[: t[2]])))
     assert s.phase == "propel"
-    return fd.replace(s, items=((),) * n, points=(3,) * n)
+    return core.replace(s, items=((),) * n, points=(3,) * n)
 
 
 def at(s, **kw):
-    return fd.replace(s, **kw)
+    return core.replace(s, **kw)
+
+
+def passes(s, *names):
+    """Each seat named passes, in turn (priority moves one seat clockwise per pass)."""
+    for name in names:
+        s = fd.apply(s, ev("pass", name))
+    return s
 
 
 def propel(s, *cards):
@@ -223,6 +230,7 @@ def test_zero_move_after_items_does_nothing():
     s = at(s, items=(("-3",), (), ()))
     s = propel(s, 2, 1, 1)
     s = fd.apply(s, ev("item", "Aki", card="-3"))
+    s = passes(s, "Ben", "Chika", "Aki")
     assert s.phase == "move" and s.modifier == -3
     s = fd.apply(s, ev("move", "Aki"))
     assert s.p[0] == 0 and s.points[0] == 3 and s.discards[0] == (2,)
@@ -242,8 +250,9 @@ def test_question_mine_discard_for_points_never_zero():
     s = propel(s, 1, 0, 0)
     s = fd.apply(s, ev("move", "Aki"))
     assert s.phase == "discard"
-    opts = [o["value"] for o in fd.expects(s)["inputs"][0]["fields"][0]["options"]]
-    assert opts == [2, 3, 4, None]
+    card = fd.expects(s)["inputs"][0]["fields"][0]
+    assert [o["value"] for o in card["options"]] == [None, 2, 3, 4]
+    assert card["default"] is None  # the default keeps the cards
     for bad in (0, 1, 7):
         with pytest.raises(IllegalEvent):
             fd.apply(s, ev("discard", "Aki", card=bad))
@@ -455,18 +464,63 @@ def test_items_plus_minus_priority_and_all_pass():
     with pytest.raises(IllegalEvent):
         fd.apply(s, ev("move", "Aki"))
     s = fd.apply(s, ev("pass", "Chika"))
-    s = fd.apply(s, ev("item", "Aki", card="+2"))  # Aki then holds nothing: passes by itself
-    assert s.priority == 1
+    s = fd.apply(s, ev("item", "Aki", card="+2"))  # an item: the passes count from 0 again
+    assert s.priority == 1 and s.passes == 0
     s = fd.apply(s, ev("item", "Ben", card="copy"))
     assert s.priority == 2
-    s = fd.apply(s, ev("pass", "Chika"))
-    assert s.phase == "exchange" and s.priority == 2 or s.phase == "move"
-    # Aki and Ben hold nothing: after Chika's pass, they pass by themselves: all passed
+    s = passes(s, "Chika", "Aki")
+    assert s.phase == "exchange" and s.priority == 1  # two passes of three: it goes on
+    s = fd.apply(s, ev("pass", "Ben"))  # Ben, who holds nothing now, passes too: all passed
     assert s.phase == "move" and s.modifier == -1 + 2 + 2
     with pytest.raises(IllegalEvent):
         fd.apply(s, ev("item", "Chika", card="cancel"))  # the exchange is over
     s = fd.apply(s, ev("move", "Aki"))
-    assert s.p[0] == 4 and sorted(s.used) == ["+2", "-1", "copy"] + [] or sorted(s.used) == ["+2", "-1", "copy"]
+    assert s.p[0] == 4 and sorted(s.used) == ["+2", "-1", "copy"]
+
+
+def test_a_seat_without_items_is_offered_the_pass_alone_and_must_send_it():
+    s = started(3)
+    s = at(s, items=(("+2", "+1"), (), ()))
+    s = propel(s, 1, 0, 0)
+    s = fd.apply(s, ev("item", "Aki", card="+2"))
+    assert s.priority == 1
+    inputs = fd.expects(s)["inputs"]
+    assert [(i["type"], i["seats"], i["fields"]) for i in inputs] == [("pass", ["Ben"], [])]
+    with pytest.raises(IllegalEvent, match="Ben"):
+        fd.apply(s, ev("move", "Aki"))  # the engine never passes for Ben
+    s = fd.apply(s, ev("pass", "Ben"))
+    assert s.phase == "exchange" and s.priority == 2 and s.passes == 1
+    s = fd.apply(s, ev("pass", "Chika"))
+    assert s.priority == 0
+    assert [i["type"] for i in fd.expects(s)["inputs"]] == ["item", "pass"]  # Aki holds the +1
+    s = fd.apply(s, ev("pass", "Aki"))
+    assert s.phase == "move" and s.modifier == 2 and s.ex_done
+
+
+def test_the_exchange_ends_only_after_every_seat_passed_in_a_row():
+    s = started(4)
+    s = at(s, items=(("+1", "+1"), (), ("-1",), ()))
+    s = propel(s, 1, 0, 0, 0)
+    s = fd.apply(s, ev("item", "Aki", card="+1"))
+    s = passes(s, "Ben")
+    s = fd.apply(s, ev("item", "Chika", card="-1"))  # resets the count: four more passes are due
+    s = passes(s, "Dan", "Aki", "Ben")
+    assert s.phase == "exchange" and s.priority == 2
+    s = passes(s, "Chika")
+    assert s.phase == "move" and s.modifier == 0
+
+
+def test_a_pass_out_of_priority_or_outside_an_exchange_is_refused():
+    s = started(3)
+    s = at(s, items=(("+1",), ("-1",), ()))
+    s = propel(s, 1, 0, 0)
+    with pytest.raises(IllegalEvent, match="saw a pass event"):
+        fd.apply(s, ev("pass", "Aki"))  # no exchange is open
+    s = fd.apply(s, ev("item", "Ben", card="-1"))
+    for seat in ("Aki", "Ben"):
+        with pytest.raises(IllegalEvent, match=f"{seat} cannot pass now") as err:
+            fd.apply(s, ev("pass", seat))
+        assert "Chika" in err.value.ja and "パス" in err.value.ja
 
 
 def test_cancel_voids_the_card_before():
@@ -475,6 +529,7 @@ def test_cancel_voids_the_card_before():
     s = propel(s, 1, 0, 0)
     s = fd.apply(s, ev("item", "Aki", card="+3"))
     s = fd.apply(s, ev("item", "Ben", card="cancel"))
+    s = passes(s, "Chika", "Aki", "Ben")
     assert s.phase == "move" and s.modifier == 0
     s = fd.apply(s, ev("move", "Aki"))
     assert s.p[0] == 1
@@ -485,6 +540,7 @@ def test_swap_robot_one_candidate_and_tie_choice():
     s = at(s, p=(0, 2, 5), items=((), ("swap",), ()))
     s = propel(s, 1, 0, 0)
     s = fd.apply(s, ev("item", "Ben", card="swap"))
+    s = passes(s, "Chika", "Aki", "Ben")
     # Aki (0) swaps with the least above: Ben (2)
     assert s.p[:2] == (2, 0) and s.phase == "move"
     s = fd.apply(s, ev("move", "Aki"))
@@ -493,6 +549,7 @@ def test_swap_robot_one_candidate_and_tie_choice():
     t = at(t, p=(0, 2, 2), items=(("swap",), (), ()))
     t = propel(t, 1, 0, 0)
     t = fd.apply(t, ev("item", "Aki", card="swap"))
+    t = passes(t, "Ben", "Chika", "Aki")
     assert t.phase == "swap"
     opts = [o["value"] for o in fd.expects(t)["inputs"][0]["fields"][0]["options"]]
     assert opts == ["Ben", "Chika"]
@@ -507,6 +564,7 @@ def test_develop_robot_places_a_mover_cube():
     s = at(s, items=((), (), ("develop",)))
     s = propel(s, 1, 0, 0)
     s = fd.apply(s, ev("item", "Chika", card="develop"))
+    s = passes(s, "Aki", "Ben", "Chika")
     assert s.phase == "develop" and fd.expects(s)["inputs"][0]["seats"] == ["Aki"]
     with pytest.raises(IllegalEvent):
         fd.apply(s, ev("develop", "Aki", lot=3))
@@ -519,7 +577,7 @@ def test_one_exchange_per_move():
     s = at(s, items=(("+1", "+1"), (), ()))
     s = propel(s, 1, 1, 1)
     s = fd.apply(s, ev("item", "Aki", card="+1"))
-    s = fd.apply(s, ev("pass", "Aki"))
+    s = passes(s, "Ben", "Chika", "Aki")
     assert s.phase == "move" and s.ex_done
     with pytest.raises(IllegalEvent):
         fd.apply(s, ev("item", "Aki", card="+1"))
@@ -541,10 +599,10 @@ def test_default_data_is_valid_and_sized():
 def test_bad_data_names_file_entry_and_fault(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text('board = ["start", "mine 1", "lot", "volcano", "lot", "mine 2"]\nitems = ["+1"]\n')
-    with pytest.raises(fd.DataError, match=r"bad.toml: board space 3 \('volcano'\).*unknown space"):
+    with pytest.raises(DataError, match=r"bad.toml: board space 3 \('volcano'\).*unknown space"):
         fd.load_data(p)
     p.write_text('board = ["start", "mine 1", "lot", "wasteland", "lot", "mine 2"]\nitems = ["+1", "+0"]\n')
-    with pytest.raises(fd.DataError, match=r"bad.toml: item card 2 \('\+0'\)"):
+    with pytest.raises(DataError, match=r"bad.toml: item card 2 \('\+0'\)"):
         fd.load_data(p)
     with pytest.raises(SetupError, match="option board: board space 0"):
         fd.setup(seats(3), {"board": ["lot"] * 8}, 0)
@@ -607,7 +665,7 @@ def test_paying_may_go_negative_and_payments_go_to_each_owner():
 
 def test_events_out_of_turn_are_refused_and_name_what_is_due():
     s = propel(started(3), 1, 1, 1)
-    with pytest.raises(IllegalEvent, match="move from Aki"):
+    with pytest.raises(IllegalEvent, match=r"Ben cannot move now; the table is waiting for move \(Aki\)"):
         fd.apply(s, ev("move", "Ben"))
     with pytest.raises(IllegalEvent):
         fd.apply(s, ev("pass", "Aki"))  # no exchange is open
@@ -625,6 +683,7 @@ def test_replay_of_the_event_list_rebuilds_the_state():
     s = fd.apply(s, ev("handicap", "Ben", choice="1 point"))
     s = propel(s, 2, 3, 4)
     s = fd.apply(s, ev("item", "Chika", card="+1"))
+    s = passes(s, "Aki", "Ben", "Chika")
     s = fd.apply(s, ev("move", "Aki"))
     s = fd.apply(s, ev("move", "Ben"))
     again, steps = core.replay(fd, seats(3), {"board": BOARD, "deck": "dealt", "items": ["+1"] * 10}, 1,

@@ -29,6 +29,9 @@ def test_the_example_uses_every_event_and_refuses_only_what_it_says():
     assert len(refused) == 9
     assert all("refused" in s["event"].get("comment", "") for s in refused)
     assert all("refused" not in s["event"].get("comment", "") for s in steps if s["accepted"])
+    # every seat at priority passes with an event, a seat holding no item card too: three
+    # exchanges of three seats, each ended by three passes in a row
+    assert sum(s["accepted"] and s["event"]["type"] == "pass" for s in steps) == 9
     # the refusal of a propel names only the seat's own hand
     bad = [s for s in refused if s["event"]["type"] == "propel" and s["event"]["card"] == 3][0]
     assert bad["error"] == "card 3 is not in your hand; your hand holds 0, 1, 2, 4"

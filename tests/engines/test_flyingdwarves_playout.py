@@ -1,13 +1,14 @@
-"""Seeded random games of Flying Dwarves chosen from expects(), with illegal events mixed in."""
+"""Seeded random games of Flying Dwarves through the one playout driver (engines.playout),
+with illegal events mixed in; the invariants are checked after every accepted event, and
+every refusal met must say what was wrong in English and in Japanese."""
 from __future__ import annotations
 
-import random
+import re
 from collections import Counter
 
-import pytest
-
-from engines import core
 from engines import flyingdwarves as fd
+from engines.flyingdwarves_state import draw_due
+from engines.playout import GENERIC, play
 
 GAMES = 2000
 COLOURS = ("red", "blue", "green", "yellow", "white")
@@ -18,83 +19,69 @@ SHORT = ["start", "mine 1", "treasure 1", "lot", "mine ?", "mine 2", "wasteland"
          "treasure 2", "mine 3", "lot", "mine 1", "lot", "mine ?"]
 # One game in eight on a loop shorter than a move (every move laps it), with big numbers.
 TINY = ["start", "mine 12", "lot", "treasure 3"]
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def _seats(n):
     return [{"name": NAMES[i], "colour": COLOURS[i]} for i in range(n)]
 
 
-def _value(rnd, state, inp, field):
-    kind = field["kind"]
-    if kind == "number":
-        if inp["type"] == "propel":
-            i = [s.name for s in state.seats].index(inp["_seat"])
-            hand = state.hands[i]
-            return hand[-1] if rnd.random() < 0.6 else rnd.choice(hand)  # mostly the best card: shorter games
-        return rnd.randint(field["min"], field["max"])
-    if kind == "choice":
-        return rnd.choice(field["options"])["value"]
-    if kind == "bool":
-        return rnd.random() < 0.7
-    if kind == "multi":
-        if inp["type"] == "draw":
-            task = state.tasks[0]
-            n = fd._draw_due(state, task[2])
-            deck = list(state.deck)
-            if n <= len(deck):
-                return rnd.sample(deck, n)
-            return deck + rnd.sample(list(state.used), n - len(deck))
-        return [rnd.choice(field["options"])["value"] for _ in range(field["min"])]
-    raise AssertionError(kind)
+def _options(seed):
+    options = {"deck": "physical" if seed % 2 else "dealt"}
+    if seed % 4:
+        options["board"] = TINY if seed % 8 == 1 else SHORT
+    return options
 
 
-def _legal(rnd, state):
-    ex = fd.expects(state)
-    options = []
-    for inp in ex["inputs"]:
-        for seat in inp["seats"]:
-            options.append((inp, seat))
-    assert options, f"no input in phase {state.phase}"
-    # items less often than moves, so games stay short
-    weights = [0.25 if inp["type"] == "item" else 1.0 for inp, _ in options]
-    inp, seat = rnd.choices(options, weights)[0]
-    inp = dict(inp, _seat=seat)
-    ev = {"type": inp["type"], "seat": seat}
-    for f in inp["fields"]:
-        ev[f["name"]] = _value(rnd, state, inp, f)
-    return ev
+def _value(rnd, state, inp, seat, field):
+    """A propulsion card from the seat's hand (mostly the best: shorter games); the item
+    cards a physical deck really holds."""
+    if inp["type"] == "propel":
+        hand = field["only"][seat]
+        return hand[-1] if rnd.random() < 0.6 else rnd.choice(hand)
+    if inp["type"] == "draw":
+        n = draw_due(state, state.tasks[0][2])
+        deck = list(state.deck)
+        return rnd.sample(deck, n) if n <= len(deck) else deck + rnd.sample(list(state.used), n - len(deck))
+    return GENERIC
+
+
+def _weight(inp):
+    return 0.25 if inp["type"] == "item" else 1.0  # items less often than moves: shorter games
 
 
 def _illegal(rnd, state):
     names = [s.name for s in state.seats]
-    due = {s for inp in fd.expects(state)["inputs"] for s in inp["seats"]}
+    ex = fd.expects(state)
+    due = {s for inp in ex["inputs"] for s in inp["seats"]}
     idle = [n for n in names if n not in due]
+    seat = rnd.choice(names)
     kinds = [
         {"type": "move", "seat": rnd.choice(idle)} if idle else {"type": "bogus"},
-        {"type": "propel", "seat": rnd.choice(names), "card": 9},
-        {"type": "item", "seat": rnd.choice(names), "card": "+9"},
-        {"type": "discard", "seat": rnd.choice(names), "card": 0},
+        {"type": "propel", "seat": seat, "card": rnd.choice([9, -1, 2.0, float("nan"), float("inf"), "3", "３", True])},
+        {"type": "item", "seat": seat, "card": "+9"},
+        {"type": "discard", "seat": seat, "card": rnd.choice([0, 9, float("nan"), "²"])},
         {"type": "invest", "seat": rnd.choice(idle) if idle else "Nobody", "place": True},
-        {"type": "swap", "seat": rnd.choice(names), "with": "Nobody"},
-        {"type": "handicap", "seat": rnd.choice(names), "choice": "3 points"},
-        {"type": "start_cube", "seat": rnd.choice(names), "lot": 0},
-        {"type": "develop", "seat": rnd.choice(names), "lot": 0},
+        {"type": "swap", "seat": seat, "with": "Nobody"},
+        {"type": "handicap", "seat": seat, "choice": "3 points"},
+        {"type": "start_cube", "seat": seat, "lot": rnd.choice([0, 1.5, float("inf"), "t①.1"])},
+        {"type": "develop", "seat": seat, "lot": 0},
+        {"type": "move", "seat": "x" * 100_000},
     ]
     if state.phase != "draw":
-        kinds.append({"type": "draw", "seat": rnd.choice(names), "cards": ["+1"]})
+        kinds.append({"type": "draw", "seat": seat, "cards": ["+1"] * rnd.choice([1, 100_000])})
+    if state.phase == "exchange":
+        kinds.append({"type": "pass", "seat": rnd.choice([n for n in names if n != names[state.priority]])})
     return rnd.choice(kinds)
 
 
 def _cards(state):
-    allc = state.deck + state.used
-    for h in state.items:
-        allc += h
-    return sorted(allc)
+    return sorted(state.deck + state.used + sum(state.items, ()))
 
 
-def _check(state, before, ev, cards):
+def _check(before, ev, state):
     n, L = len(state.seats), len(state.board)
-    assert _cards(state) == cards
+    assert _cards(state) == sorted(state.item_cards)
     if state.cubes is not before.cubes or state.supply is not before.supply or state.start_cube is not before.start_cube:
         per_seat = [sum(col) for col in zip(*state.cubes)]
         for i in range(n):
@@ -112,6 +99,7 @@ def _check(state, before, ev, cards):
                 if j != i and before.moved[j]:
                     assert state.p[j] % L != k
         assert state.p[i] >= before.p[i]
+    _check_exchange(before, ev, state)
     # points change only with the events that move them
     if ev["type"] in ("propel", "item", "pass", "swap", "develop", "start_cube", "draw", "invest"):
         if state.phase != "over":
@@ -120,6 +108,22 @@ def _check(state, before, ev, cards):
                 diff[j] -= fd.GOAL_BONUS[k] if k < 2 else 0
             assert diff == [0] * n
     assert len(state.finished) <= n
+    if state.phase not in ("propel", "over"):
+        _hand_ok(state)
+
+
+def _check_exchange(before, ev, state):
+    """Priority moves exactly one seat clockwise per item or pass; n passes in a row end it;
+    a seat holding no item card is offered the pass alone."""
+    n = len(state.seats)
+    if ev["type"] in ("item", "pass") and state.phase == "exchange":
+        sender = [s.name for s in state.seats].index(ev["seat"])
+        assert state.priority == (sender + 1) % n
+        assert state.passes == (before.passes + 1 if ev["type"] == "pass" else 0)
+    if ev["type"] == "pass" and state.phase != "exchange":
+        assert before.passes == n - 1  # the n-th pass in a row ended the exchange
+    if state.phase == "exchange" and not state.items[state.priority]:
+        assert [i["type"] for i in fd.expects(state)["inputs"]] == ["pass"]
 
 
 def _hand_ok(state):
@@ -132,40 +136,23 @@ def _hand_ok(state):
         assert sorted(cards) == list(range(top + 1)), (i, state.hands[i], state.discards[i], state.played[i])
 
 
-def play(seed, check_replay=False):
-    rnd = random.Random(seed)
-    n = 3 + seed % 3
-    options = {"deck": "physical" if seed % 2 else "dealt"}
-    if seed % 4:
-        options["board"] = TINY if seed % 8 == 1 else SHORT
-    state = fd.setup(_seats(n), options, seed)
-    cards = _cards(state)
-    steps = 0
-    while state.phase != "over":
-        steps += 1
-        assert steps < 3000, "game does not end"
-        if rnd.random() < 0.08:
-            bad = _illegal(rnd, state)
-            with pytest.raises(core.IllegalEvent):
-                fd.apply(state, bad)  # refused; states are frozen, so nothing changed
-        ev = _legal(rnd, state)
-        before = state
-        state = fd.apply(state, ev)
-        _check(state, before, ev, cards)
-        if state.phase not in ("propel", "over"):
-            _hand_ok(state)
-    assert state.winners
-    assert fd.expects(state)["inputs"] == []
-    if check_replay:
-        again, steps_ = core.replay(fd, _seats(n), options, seed, core.event_list(state))
-        assert all(s.accepted for s in steps_)
-        assert again == state
-    return state
+def _bilingual(refusals):
+    for event, exc in refusals:
+        assert exc.ja and exc.ja != exc.en and JAPANESE.search(exc.ja), (event, exc.en, exc.ja)
+        assert len(exc.en) < 2000 and len(exc.ja) < 2000, event  # huge input is echoed short
 
 
 def test_playouts():
-    ended = Counter()
+    ended, refused = Counter(), Counter()
     for seed in range(GAMES):
-        state = play(seed, check_replay=seed % 50 == 0)
-        ended[len(state.seats)] += 1
+        n = 3 + seed % 3
+        out = play(fd, _seats(n), _options(seed), seed, value=_value, illegal=_illegal, check=_check,
+                   weight=_weight, check_replay=seed % 50 == 0)
+        assert out.state.phase == "over" and out.state.winners
+        _bilingual(out.refusals)
+        ended[n] += 1
+        refused.update(event.get("type") if isinstance(event, dict) else "?" for event, _ in out.refusals)
     assert sum(ended.values()) == GAMES
+    # every kind of refusal was met, in both languages
+    assert set(refused) >= {"move", "propel", "item", "discard", "invest", "swap", "handicap", "start_cube",
+                            "develop", "draw", "pass", "bogus"}

@@ -257,11 +257,12 @@ class Store:
                 "ORDER BY seq", (game_id,)).fetchall()
         return [EventRecord(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
 
-    def undo_last(self, game_id: int) -> dict[str, Any] | None:
-        """Mark the last active event undone (it stays in `history`); returns it, or None
-        when there is nothing to undo."""
+    def undo_last(self, game_id: int, count: int = 1) -> list[dict[str, Any]]:
+        """Mark the last ``count`` active events undone in one transaction (they stay in
+        `history`); returns them, newest first ([] when there is nothing to undo; fewer
+        when the game has fewer)."""
         with self._lock, self._transaction():
-            return self._undo_last(game_id)
+            return [e for e in (self._undo_last(game_id) for _ in range(count)) if e is not None]
 
     def _undo_last(self, game_id: int) -> dict[str, Any] | None:
         row = self._db.execute(

@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 # lay still since the last settled roll.
 NEW, RETHROWN, STILL = "new", "rethrown", "still"
 
+#: Forced moves in a row after one change, at most (a game that keeps forcing is a bug).
+MAX_FORCED = 200
+
 
 def _default_loader(name: str):
     import engines
@@ -298,6 +301,7 @@ class Table:
             self.record = GameRecord(game_id, game, seats, options, seed, self._links(game_id, seats))
             self.engine, self.state = engine, state
             self._clear_round()
+            self._force()
         self._after_change()
         log.info("started %s game %s with %s", game, game_id, ", ".join(s["name"] for s in seats))
         return ok(game_id=game_id)
@@ -319,6 +323,7 @@ class Table:
         with self._lock:
             self.record, self.engine, self.state = record, engine, state
             self._clear_round()
+            self._force()
         self._after_change()
         log.info("resumed %s game %s", record.game, record.id)
         return True
@@ -338,19 +343,27 @@ class Table:
         self.store.end_game(self.record.id, ", ".join(winners) or None)
 
     def undo(self) -> Result:
-        """Take back the last accepted event (the store forgets it; the state is replayed)."""
+        """Take back the last action of a player or the host, with the forced moves that
+        followed it (the store keeps them as undone; the state is replayed). A forced move
+        alone is never undone: the table would only send it again."""
         with self._lock:
             if self.record is None:
                 return no_game()
-            if self.store.undo_last(self.record.id) is None:
+            events = self.store.events(self.record.id)
+            forced = _forced_flags(self.engine, self.record, events)
+            last = len(events)
+            while last and forced[last - 1]:
+                last -= 1
+            if not last:
                 return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
-            self.state = _replay(self.engine, self.record, self.store.events(self.record.id))
+            self.store.undo_last(self.record.id, len(events) - last + 1)
+            self.state = _replay(self.engine, self.record, events[:last - 1])
             self.prompt = None
             self.pending = None
             self.accepted_ids = set()
             self.buttons.reopen()
         self._after_change()
-        return ok()
+        return ok(forced=len(events) - last)
 
     def _clear_round(self) -> None:
         self.prompt = None
@@ -408,7 +421,27 @@ class Table:
                      f"{seat or 'ホスト'}はいま「{type_!s}」を送れません。{self._due(expects, seat)['ja']}")
 
     def _apply(self, event: dict[str, Any]) -> Result:
-        """Engine check, then commit, then publish. Call with the lock held."""
+        """Engine check, then commit; then the forced moves that follow. Call with the lock held."""
+        result = self._commit(event)
+        if result["ok"]:
+            self._force()
+        return result
+
+    def _force(self) -> None:
+        """Send every forced move the game now waits for (one can lead to another)."""
+        for _ in range(MAX_FORCED):
+            event = forced_event(self.engine.expects(self.state))
+            if event is None:
+                return
+            result = self._commit(event)
+            if not result["ok"]:  # an engine that refuses the one move it offers
+                log.error("the game refused its forced move %s: %s", event, result["error"]["en"])
+                return
+            log.info("forced %s for %s: nothing to choose", event["type"], event["seat"])
+        log.error("more than %d forced moves in a row; the table waits for the host", MAX_FORCED)
+
+    def _commit(self, event: dict[str, Any]) -> Result:
+        """Engine check, then commit. Call with the lock held."""
         from engines import IllegalEvent
 
         try:
@@ -774,6 +807,40 @@ class Table:
 # ---------------------------------------------------------------------- helpers
 
 
+def forced_event(expects: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The event the table sends by itself when the game waits on one seat only, for one
+    input that leaves it nothing to choose (ARCHITECTURE.md: a forced move): the only
+    input, not secret, for exactly one seat, not a throw (a player's physical action), and
+    each field has exactly one possible value. None otherwise."""
+    found = inputs.inputs(expects)
+    if len(found) != 1:
+        return None
+    (inp,) = found
+    seats = inp.get("seats") or []
+    if inp.get("secret") or inp.get("together") or len(seats) != 1 or inputs.dice_field(inp):
+        return None
+    values = {}
+    for f in inp.get("fields", []):
+        possible = _possible_values(f, seats[0])
+        if possible is None or len(possible) != 1:
+            return None
+        values[f["name"]] = possible[0]
+    return inputs.event_from_values(inp, seats[0], values)
+
+
+def _possible_values(f: Mapping[str, Any], seat: str) -> list[Any] | None:
+    """The values ``seat`` may give field ``f``, or enough of them to tell one from many
+    (a choice's options, a number's range or its ``only`` values for the seat); None for a
+    field whose values are open (dice, lists, text, yes or no)."""
+    if f.get("kind") == "choice":
+        return [o.get("value") for o in f.get("options", [])]
+    if f.get("kind") == "number":
+        lo, hi = int(f["min"]), int(f["max"])
+        only = (f.get("only") or {}).get(seat)
+        return [v for v in only if lo <= v <= hi] if only is not None else list(range(lo, min(hi, lo + 1) + 1))
+    return None
+
+
 def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str | None]]:
     """Who may make each (non-rethrow) throw due now: (input, seat) pairs; a group's
     throw is one pair with seat None."""
@@ -791,6 +858,16 @@ def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any],
 def title(engine: Any, name: str) -> dict[str, str]:
     """A game's name for the pages (the engine's ``TITLE``)."""
     return dict(getattr(engine, "TITLE", None) or {"en": name, "ja": name})
+
+
+def _forced_flags(engine: Any, record: GameRecord, events: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """For each event of the game, whether it was a forced move when it was applied."""
+    state = engine.setup(_engine_seats(record.seats), dict(record.options), record.seed)
+    flags = []
+    for event in events:
+        flags.append(forced_event(engine.expects(state)) == dict(event))
+        state = engine.apply(state, dict(event))
+    return flags
 
 
 def _replay(engine: Any, record: GameRecord, events: Sequence[Mapping[str, Any]]) -> Any:

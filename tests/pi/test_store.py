@@ -58,16 +58,19 @@ def test_undo_marks_rather_than_deletes(store):
     gid = store.new_game("alea", SEATS, {}, seed=1)
     store.append(gid, DECLARE)
     store.append(gid, THROW)
-    assert store.undo_last(gid) == THROW
+    assert store.undo_last(gid) == [THROW]
     assert store.events(gid) == [DECLARE]
-    assert store.undo_last(gid) == DECLARE
-    assert store.undo_last(gid) is None
+    assert store.undo_last(gid) == [DECLARE]
+    assert store.undo_last(gid) == []
     assert store.events(gid) == []
     history = store.history(gid)
     assert [h.event for h in history] == [DECLARE, THROW]
     assert all(h.undone is not None for h in history)
     assert store.append(gid, THROW) == 3  # seq keeps counting
     assert store.events(gid) == [THROW]
+    store.append(gid, DECLARE)
+    assert store.undo_last(gid, count=5) == [DECLARE, THROW]  # several at once, no more than there are
+    assert store.events(gid) == []
 
 
 def test_replace_last_corrects_a_throw_in_one_step(store):

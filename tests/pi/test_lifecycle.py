@@ -1,0 +1,88 @@
+"""The game's life cycle at the table, on a made-up game (tests/pi/relay.py): forced moves,
+undo past them and through secret choices, a game that ends by its rules, and the rounds."""
+from __future__ import annotations
+
+import pytest
+
+from pi.table import forced_event
+from tests.pi.relay import relay_table
+
+TAKE = {"type": "take", "seats": ["Ben"], "secret": False, "prompt": {"en": "-", "ja": "-"},
+        "fields": [{"name": "token", "kind": "choice", "options": [{"value": "gold"}]}]}
+
+
+def _expects(*inputs):
+    return {"phase": "x", "inputs": list(inputs), "winners": []}
+
+
+def _events(table):
+    return table.store.events(table.record.id)
+
+
+def _bid(table, *bids):
+    for seat, n in zip(("Aki", "Ben", "Chie"), bids):
+        assert table.act(seat, "bid", {"n": n})["ok"]
+
+
+@pytest.mark.parametrize("inp, event", [
+    (TAKE, {"type": "take", "seat": "Ben", "token": "gold"}),  # a choice of one option
+    (dict(TAKE, fields=[]), {"type": "take", "seat": "Ben"}),  # nothing to fill in
+    (dict(TAKE, fields=[{"name": "n", "kind": "number", "min": 2, "max": 2}]), {"type": "take", "seat": "Ben", "n": 2}),
+    (dict(TAKE, fields=[{"name": "n", "kind": "number", "min": 0, "max": 9, "only": {"Ben": [4]}}]),
+     {"type": "take", "seat": "Ben", "n": 4}),  # the one card in Ben's hand
+    (dict(TAKE, fields=[{"name": "a.b", "kind": "choice", "options": [{"value": None}]}]),
+     {"type": "take", "seat": "Ben", "a": {"b": None}}),
+])
+def test_a_move_with_nothing_to_choose_is_forced(inp, event):
+    assert forced_event(_expects(inp)) == event
+
+
+@pytest.mark.parametrize("inp", [
+    dict(TAKE, fields=[{"name": "token", "kind": "choice", "options": [{"value": "gold"}, {"value": "silver"}]}]),
+    dict(TAKE, fields=[{"name": "n", "kind": "number", "min": 0, "max": 1}]),
+    dict(TAKE, fields=[{"name": "n", "kind": "number", "min": 0, "max": 9, "only": {"Ben": [1, 4], "Aki": [2]}}]),
+    dict(TAKE, fields=[{"name": "yes", "kind": "bool"}]),
+    dict(TAKE, fields=[{"name": "cards", "kind": "multi", "options": [{"value": 1}], "min": 1, "max": 1}]),
+    dict(TAKE, secret=True, fields=[]),  # a secret choice is the player's, even with nothing in it
+    dict(TAKE, seats=["Ben", "Chie"], fields=[]),  # two seats: either may be the one to act
+    dict(TAKE, seats=[], fields=[]),  # the host's
+    dict(TAKE, together=True, fields=[]),
+    dict(TAKE, fields=[{"name": "dice", "kind": "dice"}], dice=[{"colour": "red", "count": 1}], camera="new"),
+])
+def test_a_choice_a_secret_a_throw_or_the_host_is_never_forced(inp):
+    assert forced_event(_expects(inp)) is None
+
+
+def test_nothing_is_forced_while_the_game_waits_on_another_input_too():
+    other = dict(TAKE, type="pass", fields=[])
+    assert forced_event(_expects(TAKE, other)) is None
+    assert forced_event(_expects()) is None and forced_event(None) is None
+
+
+def test_the_table_sends_forced_moves_one_after_another(table):
+    relay_table(table)
+    _bid(table, 2, 0, 1)
+    assert table.typed_throw([{"colour": "red", "face": 4}])["ok"]
+    assert table.expects_now()["inputs"][0]["seats"] == ["Aki"]  # two tokens to choose from: Aki decides
+    assert table.act("Aki", "take", {"token": "silver"})["ok"]
+    # Ben bid 0: gold is all he may take, so the table takes it for him; Chie chooses.
+    assert _events(table)[-1] == {"type": "take", "seat": "Ben", "token": "gold"}
+    assert table.expects_now()["inputs"][0]["seats"] == ["Chie"]
+    assert table.act("Chie", "take", {"token": "gold"})["ok"]
+    # Closing the round has no field: sent at once, and round 2's secret bids are not.
+    assert _events(table)[-1] == {"type": "close", "seat": "Aki"}
+    assert table.expects_now()["inputs"][0]["type"] == "bid"
+
+
+def test_undo_goes_back_past_forced_moves_to_the_last_real_action(table):
+    relay_table(table)
+    _bid(table, 2, 0, 1)
+    table.typed_throw([{"colour": "red", "face": 4}])
+    table.act("Aki", "take", {"token": "silver"})
+    table.act("Chie", "take", {"token": "gold"})
+    undone = table.undo()  # Chie's take, and the close the table sent after it
+    assert undone["ok"] and undone["forced"] == 1
+    assert _events(table)[-1] == {"type": "take", "seat": "Ben", "token": "gold"}
+    assert table.expects_now()["inputs"][0]["seats"] == ["Chie"]  # not sent again: Chie chooses again
+    assert table.undo()["ok"]  # Aki's take, and Ben's forced one
+    assert _events(table)[-1]["type"] == "throw" and table.expects_now()["inputs"][0]["seats"] == ["Aki"]

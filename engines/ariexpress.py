@@ -33,6 +33,11 @@ Decisions where RULES.md and SCRIPTS.md are silent (written here as the rules as
 - The turn player may spend the kept dice one at a time in any order, so the two dice of a
   build must both still be unspent when the build is made.
 - ``runs`` and ``scores`` are shown while the game runs too (the standing if it ended now).
+- A tape has at most ``MAX_TAPE`` (100) squares and the table at most ``MAX_SQUARES``
+  (1,000): masking tape's printed faces are about 2 cm apart, so 100 squares are a 2 m
+  strip, as long as a big table, and 1,000 squares are 20 m of tape, several times what a
+  game lays before three colours are complete. A build beyond either is refused; the dice
+  can still be placed or passed, so no game is stuck.
 
 Events (docs/replay.md):
   ``{"type": "throw", "seat": "Aki", "dice": [["white", 3], ...]}``
@@ -44,67 +49,34 @@ Events (docs/replay.md):
 from __future__ import annotations
 
 import json
-import math
-import platform
-import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from engines import ariexpress_board as board
 from engines import ariexpress_routes as routes
-from engines.core import Command, IllegalEvent, Seat, SetupError, dice_from, event_kind, event_text, read_toml, replace, seats_from, text
+from engines.ariexpress_board import square_name
+from engines.ariexpress_cli import COMMANDS  # noqa: F401  (pi.cli reads engine.COMMANDS)
+from engines.ariexpress_data import DATA_FILE, colour_ja, default_data, load_data, nests_from  # noqa: F401
+from engines.core import (EMPTY, MAX_DICE, MAX_NAME, Chain, DataError, IllegalEvent, Seat, an_input, apply_move,
+                          ascii_int, check_options, dice_from, field, joined, load_glossary, log_lines, move, option,
+                          replace, rng_seed, say, seat_index, seat_view, seats_from, short, text, waiting_for, whole)
 
 GAME = "ariexpress"
-TITLE = {"en": "Ari Express", "ja": "アリ急行"}
+GLOSSARY = load_glossary(DATA_FILE)
+EN = {key: names["en"] for key, names in GLOSSARY.items()}
+JA = {key: names["ja"] for key, names in GLOSSARY.items()}
+TITLE = GLOSSARY["title"]
 MIN_SEATS = 2
 MAX_SEATS = 5
-DATA_FILE = "data/ariexpress.toml"
 OPTIONS = ("nests",)
 END_AT = 3  # complete colours that end the game
 FACES = range(1, 7)
-
-
-class DataError(ValueError):
-    """Nest colours that cannot be played; the message names the file and entry."""
-
-
-# --- data --------------------------------------------------------------------------------
-
-
-def nests_from(raw: Any, where: str) -> tuple[str, ...]:
-    """The four nest colours of a data file or option, checked."""
-    if (not isinstance(raw, list) or len(raw) != 4
-            or not all(isinstance(c, str) and c.strip() and c == c.strip() and "-" not in c for c in raw)):
-        raise DataError(f"{where}: 'nests' must be a list of 4 colour names like [\"red\", \"blue\", \"yellow\", \"green\"] "
-                        f"(no spaces or '-'), saw {raw!r}")
-    if len(set(raw)) != 4:
-        raise DataError(f"{where}: the 4 nest colours must differ, saw {raw!r}")
-    return tuple(raw)
-
-
-@lru_cache(maxsize=1)
-def _default_data() -> tuple[tuple[str, ...], dict[str, str]]:
-    return load_data(None)
-
-
-def load_data(path: str | Path | None = None) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The nest colours and the colours' Japanese names of a TOML file (default: packaged)."""
-    where, data = read_toml(DATA_FILE, path, DataError)
-    nests = nests_from(data.get("nests"), where)
-    names = data.get("names", {})
-    if not isinstance(names, dict) or not all(isinstance(v, str) and v for v in names.values()):
-        raise DataError(f"{where}: [names] maps a colour to its Japanese name, e.g. red = \"赤\"; saw {names!r}")
-    missing = [c for c in nests if c not in names]
-    if missing:
-        raise DataError(f"{where}: [names] has no Japanese name for nest colour(s) {', '.join(missing)}")
-    return nests, dict(names)
-
-
-def colour_ja(colour: str) -> str:
-    return _default_data()[1].get(colour, colour)
+MAX_TAPE = 100  # squares of one tape (see the module docstring)
+MAX_SQUARES = 1000  # squares on the table
+BONUS_ON_NEW_TAPE = 7  # inner squares of the tape being built offered for a bonus (t.2 to t.8)
 
 
 # --- state -------------------------------------------------------------------------------
@@ -128,30 +100,21 @@ class State:
     handed: tuple[int, ...] = ()  # dice handed on, not taken yet
     complete: tuple[str, ...] = ()  # complete colours, in nests order
     winners: tuple[int, ...] = ()
-    events: tuple[str, ...] = ()
-    log: tuple[tuple[str, str], ...] = ()
+    events: Chain = EMPTY
+    log: Chain = EMPTY
 
 
 def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] | None = None, seed: int = 0) -> State:
     """A new game: the first seat throws, no tape yet."""
     table_seats = seats_from(seats, MIN_SEATS, MAX_SEATS)
-    options = {} if options is None else options
-    if not isinstance(options, Mapping):
-        raise SetupError(f"options must be an object like {{\"nests\": [...]}}, saw {options!r}")
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise SetupError(f"unknown option(s) {unknown} for ariexpress; the only option is nests (4 colours)")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SetupError(f"the seed must be an integer, saw {seed!r}")
-    try:
-        nests = nests_from(options["nests"], "option nests") if "nests" in options else _default_data()[0]
-    except DataError as exc:
-        raise SetupError(str(exc)) from None
-    state = State(seats=table_seats, options=json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
+    options = check_options({} if options is None else options, OPTIONS)
+    rng_seed(seed)  # checks the seed as every game does; Ari Express draws nothing
+    nests = nests_from(options["nests"], "option nests") if "nests" in options else default_data()[0]
+    state = State(seats=table_seats, options=json.dumps(options, sort_keys=True, ensure_ascii=False),
                   seed=seed, nests=nests)
-    first = table_seats[0].name
-    return _say(state, f"Ari Express for {len(table_seats)}: {first} throws {dice_count(state)} dice",
-                f"アリ急行 {len(table_seats)}人: {first}がダイス{dice_count(state)}個を振ります")
+    first, n = table_seats[0].name, dice_count(state)
+    return say(state, f"{EN['title']} for {len(table_seats)}: {first} throws {n} {EN['dice']}",
+               f"{JA['title']} {len(table_seats)}人: {first}が{JA['dice']}{n}個を振ります")
 
 
 # --- the network -------------------------------------------------------------------------
@@ -167,11 +130,6 @@ def nest_names(state: State) -> list[str]:
     return [f"{c}-{k}" for c in state.nests for k in (1, 2)]
 
 
-def square_name(tape: int, k: int) -> str:
-    """Square ``k`` (0-based) of tape ``tape`` (0-based) as scripts write it: ``t1.1``."""
-    return f"t{tape + 1}.{k + 1}"
-
-
 def squares(state: State) -> list[tuple[str, int, int | None]]:
     """Every square: (name, printed face, seat index or None)."""
     return [(square_name(t, k), face, None if state.owners[t][k] < 0 else state.owners[t][k])
@@ -179,17 +137,15 @@ def squares(state: State) -> list[tuple[str, int, int | None]]:
 
 
 def _square_at(state: State, name: Any) -> tuple[int, int] | None:
-    """(tape, index) of a square name like ``t2.3``; None when there is no such square."""
-    if not isinstance(name, str) or not name.startswith("t") or "." not in name:
+    """(tape, index) of a square name like ``t2.3``; None when there is no such square.
+    Only the name as ``square_name`` writes it counts: ASCII digits, no leading zero."""
+    if not isinstance(name, str) or len(name) > MAX_NAME or not name.startswith("t"):
         return None
     tape, _, k = name[1:].partition(".")
-    if not (tape.isdigit() and k.isdigit()):
+    t, i = ascii_int(tape), ascii_int(k)
+    if t is None or i is None or not (0 < t <= len(state.tapes) and 0 < i <= len(state.tapes[t - 1][0])):
         return None
-    t, i = int(tape) - 1, int(k) - 1
-    # only the name as written by square_name: "t01.2" or other digits would reach graph() unknown
-    if 0 <= t < len(state.tapes) and 0 <= i < len(state.tapes[t][0]) and square_name(t, i) == name:
-        return t, i
-    return None
+    return (t - 1, i - 1) if square_name(t - 1, i - 1) == name else None
 
 
 def open_squares(state: State, face: int) -> list[str]:
@@ -197,24 +153,23 @@ def open_squares(state: State, face: int) -> list[str]:
     return [name for name, f, who in squares(state) if f == face and who is None]
 
 
-def graph(state: State) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], list[str]]:
-    """The network for ``ariexpress_routes``: adjacency over nodes (0-7 the nests, colour c
-    at 2c and 2c + 1; then every square), owner per node (-1: nest or empty), node names."""
-    names = nest_names(state)
+@lru_cache(maxsize=8)
+def _network(nests: tuple[str, ...], tapes: tuple[Any, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[str, ...]]:
+    """Adjacency over nodes (0-7 the nests, colour c at 2c and 2c + 1; then every square)
+    and the node names; it changes only when a tape is built."""
+    names = [f"{c}-{k}" for c in nests for k in (1, 2)]
     node = {n: i for i, n in enumerate(names)}
-    owner = [-1] * len(names)
-    for t, (faces, _, _) in enumerate(state.tapes):
+    for t, (faces, _, _) in enumerate(tapes):
         for k in range(len(faces)):
             node[square_name(t, k)] = len(names)
             names.append(square_name(t, k))
-            owner.append(state.owners[t][k])
     adj: list[set[int]] = [set() for _ in names]
 
     def join(a: int, b: int) -> None:
         adj[a].add(b)
         adj[b].add(a)
 
-    for t, (faces, start, end) in enumerate(state.tapes):
+    for t, (faces, start, end) in enumerate(tapes):
         first = node[square_name(t, 0)]
         for k in range(1, len(faces)):
             join(first + k - 1, first + k)
@@ -222,7 +177,14 @@ def graph(state: State) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], l
             join(node[start], first)
         if end is not None:
             join(node[end], first + len(faces) - 1)
-    return tuple(tuple(sorted(a)) for a in adj), tuple(owner), names
+    return tuple(tuple(sorted(a)) for a in adj), tuple(names)
+
+
+def graph(state: State) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[str, ...]]:
+    """The network for ``ariexpress_routes``: adjacency over nodes (0-7 the nests, colour c
+    at 2c and 2c + 1; then every square), owner per node (-1: nest or empty), node names."""
+    adj, names = _network(state.nests, state.tapes)
+    return adj, (-1,) * routes.NESTS + tuple(o for row in state.owners for o in row), names
 
 
 @lru_cache(maxsize=64)
@@ -268,27 +230,25 @@ def _names(state: State) -> list[str]:
     return [s.name for s in state.seats]
 
 
-def _say(state: State, en: str, ja: str) -> State:
-    return replace(state, log=state.log + ((en, ja),))
-
-
-def _seat_index(state: State, name: Any) -> int:
-    for i, seat in enumerate(state.seats):
-        if seat.name == name:
-            return i
-    raise IllegalEvent(f"unknown seat {name!r}; the seats are {', '.join(_names(state))}")
-
-
 def _faces_text(faces: Sequence[int]) -> str:
     return " ".join(str(f) for f in faces) or "none"
 
 
-def _take(held: tuple[int, ...], faces: Sequence[int], who: str, what: str) -> tuple[int, ...]:
+def _faces_ja(faces: Sequence[int]) -> str:
+    return " ".join(str(f) for f in faces) or "なし"
+
+
+def _held(state: State) -> tuple[int, ...]:
+    return state.kept if state.phase == "turn" else state.handed
+
+
+def _take(held: tuple[int, ...], faces: Sequence[int], who: str, verb: str, verb_ja: str) -> tuple[int, ...]:
     """``held`` without ``faces`` (each once); IllegalEvent when a face is not held."""
     left = Counter(held)
     for f in faces:
         if left[f] <= 0:
-            raise IllegalEvent(f"{who} does not hold a {f} to {what}; the dice {who} may spend now: {_faces_text(held)}")
+            raise IllegalEvent(f"{who} does not hold a {f} to {verb}; the dice {who} may {verb} now: {_faces_text(held)}",
+                               f"{who}の手元に{f}の{JA['dice']}はありません（いま{verb_ja}{JA['dice']}: {_faces_ja(held)}）")
         left[f] -= 1
     out = list(held)
     for f in faces:
@@ -296,56 +256,75 @@ def _take(held: tuple[int, ...], faces: Sequence[int], who: str, what: str) -> t
     return tuple(out)
 
 
-def _face(raw: Any, what: str) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw not in FACES:
-        raise IllegalEvent(f"{what} must be a die face 1-6, saw {raw!r}")
+def _face(raw: Any, what: str, what_ja: str) -> int:
+    if not whole(raw, FACES[0], FACES[-1]):
+        raise IllegalEvent(f"{what} must be a die face 1-6, saw {short(raw)}",
+                           f"{what_ja}は{JA['dice']}の{JA['face']}（1〜6）で書いてください（{short(raw)}）")
     return raw
 
 
-def _faces(raw: Any, what: str) -> list[int]:
+def _faces(raw: Any, what: str, what_ja: str, most: int = MAX_DICE) -> list[int]:
+    """A list of at most ``most`` die faces."""
     if not isinstance(raw, list):
-        raise IllegalEvent(f"{what} must be a list of die faces 1-6, saw {raw!r}")
-    return [_face(f, f"{what}: each face") for f in raw]
+        raise IllegalEvent(f"{what} must be a list of die faces 1-6, saw {short(raw)}",
+                           f"{what_ja}は{JA['dice']}の{JA['face']}（1〜6）のリストで書いてください（{short(raw)}）")
+    if len(raw) > most:
+        raise IllegalEvent(f"{what} holds {len(raw)} faces; at most {most}",
+                           f"{what_ja}の{JA['face']}が{len(raw)}個あります。最大{most}個です")
+    return [_face(f, f"{what}: each face", what_ja) for f in raw]
 
 
-def _waiting_for(state: State) -> str:
-    if state.phase == "over":
-        return "the game is over"
-    assert state.due is not None
-    who = state.seats[state.due].name
-    return {
-        "throw": f"the table is waiting for {who} to throw {dice_count(state)} dice",
-        "keep": f"the table is waiting for {who} to keep {len(state.thrown) - len(state.seats) + 1} of {_faces_text(state.thrown)}",
-        "turn": f"the table is waiting for {who} to spend the kept dice {_faces_text(state.kept)} (build, place or pass)",
-        "others": f"the table is waiting for {who} to take one of the dice handed on ({_faces_text(state.handed)}) "
-                  "and place, build or pass with it",
-    }[state.phase]
+def _due(handler: Callable[[State, int, Mapping[str, Any]], State]) -> Callable[[State, Mapping[str, Any]], State]:
+    """A move's handler for the seat due only: ``handler(state, seat index, event)``."""
+    def run(state: State, event: Mapping[str, Any]) -> State:
+        i = seat_index(state.seats, event["seat"])
+        if i != state.due:
+            name = state.seats[i].name
+            raise IllegalEvent.of(joined(text(f"{name} is not due: ", f"いまは{name}の番ではありません。"),
+                                         waiting_for(expects(state))))
+        return handler(state, i, event)
+    return run
 
 
 # --- expects -----------------------------------------------------------------------------
 
 
-def _opt(value: Any, en: str, ja: str | None = None) -> dict[str, Any]:
-    return {"value": value, "label": text(en, ja if ja is not None else en)}
+def _square_option(name: str, face: int) -> dict[str, Any]:
+    """A square to choose, with the face it shows (the page offers it for that face only)."""
+    return {**option(name, f"{EN['square']} {name} ({face})", f"{JA['square']} {name}（{face}）"), "face": face}
+
+
+def _face_options(faces: Sequence[int]) -> list[dict[str, Any]]:
+    return [option(f, str(f), str(f)) for f in sorted(set(faces))]
 
 
 def _end_options(state: State) -> list[dict[str, Any]]:
-    out = [_opt(None, "nothing (a loose end)", "なし（端を開けておく）")]
+    out = [option(None, f"nothing (a {EN['loose_end']})", f"なし（{JA['loose_end']}）")]
     for n in nest_names(state):
         colour, _, k = n.rpartition("-")
-        out.append(_opt(n, f"nest {n}", f"巣 {colour_ja(colour)}{k}"))
-    for name, face, who in squares(state):
-        out.append(_opt(name, f"square {name} ({face})", f"マス {name}（{face}）"))
-    return out
+        out.append(option(n, f"{EN['nest']} {n}", f"{JA['nest']} {colour_ja(colour)}{k}"))
+    return out + [_square_option(name, face) for name, face, _ in squares(state)]
 
 
-def _bonus_options(state: State) -> list[dict[str, Any]]:
-    """No bonus, every empty square, and the inner squares of the tape about to be built."""
-    out = [_opt(None, "no bonus", "なし")]
-    out += [_opt(n, f"square {n} ({f})", f"マス {n}（{f}）") for n, f, who in squares(state) if who is None]
+def _bonus_field(state: State, held: Sequence[int]) -> list[dict[str, Any]]:
+    """The bonus field when the seat holds two equal dice: no bonus, the empty squares of
+    their faces, or an inner square of the tape about to be built (its face is typed)."""
+    pairs = {f for f, k in Counter(held).items() if k >= 2}
+    if not pairs:
+        return []
     t = len(state.tapes)
-    out += [_opt(square_name(t, k), f"new tape, square {k + 1}", f"新しいテープの{k + 1}マス目") for k in range(1, 8)]
-    return out
+    options = [option(None, f"no {EN['bonus']}", f"{JA['bonus']}なし")]
+    options += [_square_option(n, f) for n, f, who in squares(state) if who is None and f in pairs]
+    options += [option(square_name(t, k), f"new {EN['tape']}, {EN['square']} {k + 1}",
+                       f"新しい{JA['tape']}の{k + 1}番目の{JA['square']}") for k in range(1, BONUS_ON_NEW_TAPE + 1)]
+    return [field("bonus", "choice", f"{EN['doubles'].capitalize()}: a {EN['bonus']} {EN['worker']} on",
+                  f"{JA['doubles']}の{JA['bonus']}: {JA['worker']}を置く{JA['square']}", default=None, options=options)]
+
+
+def _holder(state: State, who: str, held: Sequence[int]) -> dict[str, str]:
+    """"Aki (kept dice 1 2): " to start a prompt."""
+    term = "kept" if state.phase == "turn" else "handed"
+    return text(f"{who} ({EN[term]} {_faces_text(held)}): ", f"{who}（{JA[term]} {_faces_ja(held)}）: ")
 
 
 def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> list[dict[str, Any]]:
@@ -353,51 +332,41 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
     faces = sorted(set(held))
     blocked = [f for f in faces if not open_squares(state, f)]
     fits = [f for f in faces if f not in blocked]
-    targets = [name for name, f, who in squares(state) if who is None and f in fits]
+    who = _holder(state, seat, held)
     out: list[dict[str, Any]] = []
     if fits:
-        out.append({
-            "type": "place", "seats": [seat], "secret": False,
-            "prompt": text(f"{seat}: place a worker with one die on an empty square of its face.",
-                           f"{seat}: ダイス1個で、その目の空きマスに働きアリを置いてください。"),
-            "fields": [
-                {"name": "die", "kind": "choice", "label": text("Die", "ダイス"),
-                 "options": [_opt(f, str(f)) for f in fits]},
-                {"name": "square", "kind": "choice", "label": text("Square", "マス"),
-                 "options": [_opt(n, f"{n} ({f})", f"{n}（{f}）") for n, f, who in squares(state) if n in targets]},
-            ],
-        })
+        out.append(an_input("place", [seat], joined(who, text(
+            f"{EN['place']} a {EN['worker']} with one die on an empty {EN['square']} of its {EN['face']}.",
+            f"{JA['dice']}1個で、その{JA['face']}の空いている{JA['square']}に{JA['worker']}を置いてください。")), [
+            field("die", "choice", "Die", JA["dice"], options=_face_options(fits)),
+            field("square", "choice", EN["square"].capitalize(), JA["square"],
+                  options=[_square_option(n, f) for n, f, owner in squares(state) if owner is None and f in fits]),
+        ]))
     many = two and len(held) >= 2
     build_faces = faces if many else blocked
     if build_faces:
-        out.append({
-            "type": "build", "seats": [seat], "secret": False,
-            "prompt": text(
-                f"{seat}: build a tape with {'two dice (any faces) or ' if many else ''}one die no empty square shows; "
-                "your workers go on its first and last squares.",
-                f"{seat}: {'ダイス2個（目は自由）か、' if many else ''}空きマスのない目のダイス1個でテープを敷いてください。"
-                "最初と最後のマスに働きアリを置きます。"),
-            "fields": [
-                {"name": "dice", "kind": "multi", "repeat": True, "min": 1, "max": 2 if many else 1,
-                 "label": text("Dice", "ダイス"), "options": [_opt(f, str(f)) for f in build_faces]},
-                {"name": "tape.faces", "kind": "numbers", "min": 1, "max": 6,
-                 "label": text("Printed faces, from one end to the other", "印刷された目（端から順に）")},
-                {"name": "tape.from", "kind": "choice", "label": text("First end joins", "始点の接続先"),
-                 "options": _end_options(state)},
-                {"name": "tape.to", "kind": "choice", "label": text("Last end joins", "終点の接続先"),
-                 "options": _end_options(state)},
-                {"name": "bonus", "kind": "choice", "default": None, "options": _bonus_options(state),
-                 "label": text("Two equal dice: a bonus worker on", "ゾロ目のボーナス: 働きアリを置くマス")},
-            ],
-        })
+        two_en, two_ja = ("two dice (any faces) or ", f"{JA['dice']}2個（{JA['face']}は自由）か、") if many else ("", "")
+        out.append(an_input("build", [seat], joined(who, text(
+            f"{EN['build']} a {EN['tape']} with {two_en}one die no empty {EN['square']} shows; "
+            f"your {EN['worker']}s go on its first and last {EN['square']}s.",
+            f"{two_ja}空いている{JA['square']}にない{JA['face']}の{JA['dice']}1個で{JA['build']}ことができます"
+            f"（{JA['tape']}を敷きます）。"
+            f"{JA['first_end']}と{JA['last_end']}の{JA['square']}に{JA['worker']}を置きます。")), [
+            field("dice", "multi", EN["dice"].capitalize(), JA["dice"], repeat=True, min=1, max=2 if many else 1,
+                  options=_face_options(build_faces)),
+            field("tape.faces", "numbers", "Printed faces, from one end to the other",
+                  f"{JA['tape']}に印刷された{JA['face']}（{JA['first_end']}から順に）", min=1, max=6),
+            field("tape.from", "choice", f"{EN['first_end'].capitalize()} joins", f"{JA['first_end']}の接続先",
+                  options=_end_options(state)),
+            field("tape.to", "choice", f"{EN['last_end'].capitalize()} joins", f"{JA['last_end']}の接続先",
+                  options=_end_options(state)),
+            *(_bonus_field(state, held) if many else []),
+        ]))
     if blocked:
-        out.append({
-            "type": "pass", "seats": [seat], "secret": False,
-            "prompt": text(f"{seat}: or spend a die no empty square shows without building.",
-                           f"{seat}: または空きマスのない目のダイスを使わずに捨ててください。"),
-            "fields": [{"name": "die", "kind": "choice", "label": text("Die", "ダイス"),
-                        "options": [_opt(f, str(f)) for f in blocked]}],
-        })
+        out.append(an_input("pass", [seat], joined(who, text(
+            f"{EN['pass']}: spend a die no empty {EN['square']} shows, without building.",
+            f"{JA['pass']}: 空いている{JA['square']}にない{JA['face']}の{JA['dice']}を、何もせずに使うこともできます。")),
+            [field("die", "choice", "Die", JA["dice"], options=_face_options(blocked))]))
     return out
 
 
@@ -411,60 +380,29 @@ def expects(state: State) -> dict[str, Any]:
     who = names[state.due]
     if state.phase == "throw":
         n = dice_count(state)
-        out["inputs"].append({
-            "type": "throw", "seats": [who], "secret": False,
-            "prompt": text(f"{who}: throw all {n} dice.", f"{who}: ダイス{n}個をすべて振ってください。"),
-            "fields": [{"name": "dice", "kind": "dice", "label": text("Dice", "ダイス")}],
-            "dice": [{"colour": "*", "sides": 6, "count": n}],
-            "camera": "all",
-        })
+        out["inputs"].append(an_input("throw", [who], text(
+            f"{who}: {EN['throw']} all {n} {EN['dice']}.", f"{who}: {JA['dice']}{n}個をすべて振ってください。"),
+            [field("dice", "dice", EN["dice"].capitalize(), JA["dice"])],
+            dice=[{"colour": "*", "sides": 6, "count": n}], camera="all"))
     elif state.phase == "keep":
-        keep = len(state.thrown) - len(names) + 1
-        out["inputs"].append({
-            "type": "keep", "seats": [who], "secret": False,
-            "prompt": text(f"{who}: keep {keep} dice; the other {len(names) - 1} go to the other players.",
-                           f"{who}: ダイスを{keep}個残してください。残り{len(names) - 1}個は他のプレイヤーへ。"),
-            "fields": [{"name": "dice", "kind": "multi", "repeat": True, "min": keep, "max": keep,
-                        "label": text("Dice to keep", "残すダイス"),
-                        "options": [_opt(f, str(f)) for f in sorted(set(state.thrown))]}],
-        })
-    elif state.phase == "turn":
-        out["inputs"].extend(_spend_inputs(state, who, state.kept, two=True))
+        keep, others = len(state.thrown) - len(names) + 1, len(names) - 1
+        out["inputs"].append(an_input("keep", [who], text(
+            f"{who}: {EN['keep']} {keep} of {_faces_text(state.thrown)}; the other {others} go to the other players.",
+            f"{who}: {JA['dice']} {_faces_ja(state.thrown)} のうち{keep}個を残してください。"
+            f"残り{others}個はほかのプレイヤーに渡します。"),
+            [field("dice", "multi", f"{EN['dice'].capitalize()} to {EN['keep']}", f"{JA['keep']}{JA['dice']}",
+                   repeat=True, min=keep, max=keep, options=_face_options(state.thrown))]))
     else:
-        out["inputs"].extend(_spend_inputs(state, who, state.handed, two=False))
+        out["inputs"].extend(_spend_inputs(state, who, _held(state), two=state.phase == "turn"))
     return out
 
 
 # --- apply -------------------------------------------------------------------------------
 
-_KEYS = {
-    "throw": ({"seat", "dice"}, set()),
-    "keep": ({"seat", "dice"}, set()),
-    "build": ({"seat", "dice", "tape"}, {"bonus"}),
-    "place": ({"seat", "die", "square"}, set()),
-    "pass": ({"seat", "die"}, set()),
-}
-_PHASE_OF = {"throw": ("throw",), "keep": ("keep",), "build": ("turn", "others"),
-             "place": ("turn", "others"), "pass": ("turn", "others")}
-
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
-    kind = event_kind(event, _KEYS)
-    if state.phase == "over":
-        raise IllegalEvent(f"the game is over ({_end_text(state)}); no event is expected")
-    i = _seat_index(state, event["seat"])
-    if state.phase not in _PHASE_OF[kind]:
-        raise IllegalEvent(f"saw a {kind} by {state.seats[i].name}, but {_waiting_for(state)}")
-    if i != state.due:
-        raise IllegalEvent(f"{state.seats[i].name} is not due: {_waiting_for(state)}")
-    new = {"throw": _throw, "keep": _keep, "build": _build, "place": _place, "pass": _pass}[kind](state, i, event)
-    return replace(new, events=state.events + (event_text(event),))
-
-
-def _end_text(state: State) -> str:
-    names = _names(state)
-    return " and ".join(names[i] for i in state.winners) + " won" if state.winners else "nobody won"
+    return apply_move(state, event, MOVES, expects)
 
 
 def _throw(state: State, i: int, event: Mapping[str, Any]) -> State:
@@ -472,37 +410,32 @@ def _throw(state: State, i: int, event: Mapping[str, Any]) -> State:
     dice = dice_from(event["dice"])
     n = dice_count(state)
     if len(dice) != n:
-        raise IllegalEvent(f"{name} throws all {n} dice in hand; saw {len(dice)}")
+        raise IllegalEvent(f"{name} throws all {n} dice in hand; saw {len(dice)}",
+                           f"{name}は手持ちの{JA['dice']}{n}個をすべて振ります（{len(dice)}個でした）")
     faces = tuple(d.face for d in dice)
     state = replace(state, phase="keep", thrown=faces)
-    return _say(state, f"{name} threw {_faces_text(faces)}", f"{name}が{_faces_text(faces)}を振った")
+    return say(state, f"{name} threw {_faces_text(faces)}", f"{name}が{_faces_ja(faces)}を振った")
 
 
 def _keep(state: State, i: int, event: Mapping[str, Any]) -> State:
     name = state.seats[i].name
-    keep = _faces(event["dice"], "keep: dice")
+    keep = _faces(event["dice"], "keep: dice", f"{JA['keep']}{JA['dice']}")
     count = len(state.thrown) - len(state.seats) + 1
     if len(keep) != count:
         raise IllegalEvent(f"{name} keeps {count} of the {len(state.thrown)} dice thrown "
-                           f"(one goes to each other player); saw {len(keep)}")
-    handed = _take(state.thrown, keep, name, "keep")
+                           f"(one goes to each other player); saw {len(keep)}",
+                           f"{name}が{JA['keep']}のは振った{len(state.thrown)}個のうち{count}個です"
+                           f"（ほかのプレイヤーに1個ずつ渡します）。{len(keep)}個でした")
+    handed = _take(state.thrown, keep, name, "keep", "残せる")
     state = replace(state, phase="turn", kept=tuple(keep), handed=handed)
-    return _say(state, f"{name} kept {_faces_text(keep)} and hands on {_faces_text(handed)}",
-                f"{name}は{_faces_text(keep)}を残し、{_faces_text(handed)}を渡した")
-
-
-def _held(state: State) -> tuple[int, ...]:
-    return state.kept if state.phase == "turn" else state.handed
+    return say(state, f"{name} kept {_faces_text(keep)} and hands on {_faces_text(handed)}",
+               f"{name}は{_faces_ja(keep)}を残し、{_faces_ja(handed)}を渡した")
 
 
 def _spend(state: State, faces: Sequence[int]) -> State:
-    """Remove spent dice from the turn player's kept dice or the dice handed on, then move on."""
-    who = state.seats[state.due].name  # type: ignore[index]
-    if state.phase == "turn":
-        state = replace(state, kept=_take(state.kept, faces, who, "spend"))
-    else:
-        state = replace(state, handed=_take(state.handed, faces, who, "spend"))
-    return state
+    """Remove spent dice from the turn player's kept dice or the dice handed on."""
+    left = _take(_held(state), faces, state.seats[state.due].name, "spend", "使える")  # type: ignore[index]
+    return replace(state, kept=left) if state.phase == "turn" else replace(state, handed=left)
 
 
 def _advance(state: State) -> State:
@@ -519,8 +452,8 @@ def _advance(state: State) -> State:
         return replace(state, due=nxt)
     turn = (state.turn + 1) % n
     state = replace(state, phase="throw", turn=turn, due=turn, thrown=(), kept=(), handed=())
-    name = state.seats[turn].name
-    return _say(state, f"{name}'s turn: throw {dice_count(state)} dice", f"{name}の番: ダイス{dice_count(state)}個を振ってください")
+    name, k = state.seats[turn].name, dice_count(state)
+    return say(state, f"{name}'s turn: {EN['throw']} {k} {EN['dice']}", f"{name}の番: {JA['dice']}{k}個を振ってください")
 
 
 def _check_completion(state: State) -> State:
@@ -529,57 +462,72 @@ def _check_completion(state: State) -> State:
     if not new:
         return state
     state = replace(state, complete=now)
-    state = _say(state, f"{', '.join(new)} complete: {len(now)} of 4 colours",
-                 f"{'・'.join(colour_ja(c) for c in new)}のルートが完成（{len(now)}/4色）")
+    state = say(state, f"{', '.join(new)} {EN['complete']}: {len(now)} of 4 {EN['colour']}s",
+                f"{'・'.join(colour_ja(c) for c in new)}の{JA['route']}が{JA['complete']}（{len(now)}/4{JA['colour']}）")
     if len(now) < END_AT:
         return state
-    board = scores(state)
-    top = max(board.values())
-    winners = tuple(k for k, name in enumerate(_names(state)) if board[name] == top)
+    totals = scores(state)
+    top = max(totals.values())
+    winners = tuple(k for k, name in enumerate(_names(state)) if totals[name] == top)
     state = replace(state, phase="over", due=None, winners=winners)
     names = " and ".join(state.seats[k].name for k in winners)
-    return _say(state, f"The game is over: {names} won with {top}", f"ゲーム終了: {names}の勝ち（{top}点）")
+    return say(state, f"{EN['game_over'].capitalize()}: {names} won with {top}", f"{JA['game_over']}: {names}の勝ち（{top}点）")
 
 
 def _die_to_spend(state: State, raw: Any, who: str) -> int:
-    face = _face(raw, "die")
-    _take(_held(state), [face], who, "spend")
+    face = _face(raw, "die", JA["dice"])
+    _take(_held(state), [face], who, "spend", "使える")
     return face
 
 
 def _place(state: State, i: int, event: Mapping[str, Any]) -> State:
     name = state.seats[i].name
     face = _die_to_spend(state, event["die"], name)
-    t, k = _empty_square(state, event["square"], face, "place")
+    t, k = _empty_square(state, event["square"], face, "place", JA["place"])
     state = _spend(state, [face])
     state = replace(state, owners=_own(state.owners, t, k, i))
-    state = _say(state, f"{name} placed a worker on {event['square']} with a {face}",
-                 f"{name}が{face}で{event['square']}に働きアリを置いた")
+    square = event["square"]
+    state = say(state, f"{name} placed a {EN['worker']} on {square} with a {face}",
+                f"{name}が{face}で{square}に{JA['worker']}を置いた")
     return _advance(_check_completion(state))
 
 
 def _pass(state: State, i: int, event: Mapping[str, Any]) -> State:
     name = state.seats[i].name
     face = _die_to_spend(state, event["die"], name)
-    fits = open_squares(state, face)
-    if fits:
-        raise IllegalEvent(f"{name} may not pass a {face}: empty square(s) {', '.join(fits)} show {face}; place there")
-    state = _say(_spend(state, [face]), f"{name} passed a {face}", f"{name}は{face}をパスした")
+    _no_square_fits(state, face, f"{name} may not {EN['pass']} a {face}", f"{name}は{face}を{JA['pass']}できません")
+    state = say(_spend(state, [face]), f"{name} passed a {face}", f"{name}は{face}を{JA['pass']}した")
     return _advance(state)
 
 
-def _empty_square(state: State, square: Any, face: int, what: str) -> tuple[int, int]:
+def _no_square_fits(state: State, face: int, en: str, ja: str) -> None:
+    """IllegalEvent (``en``/``ja`` and the squares) when an empty square shows ``face``."""
+    fits = open_squares(state, face)
+    if fits:
+        raise IllegalEvent(f"{en}: empty {EN['square']}(s) {', '.join(fits)} show {face}; place there",
+                           f"{ja}。{face}の空いている{JA['square']}があります（{', '.join(fits)}）。そこに置いてください")
+
+
+def _empty_square(state: State, square: Any, face: int, what: str, what_ja: str) -> tuple[int, int]:
     at = _square_at(state, square)
+    fits_en = ", ".join(open_squares(state, face)) or "none"
+    fits_ja = ", ".join(open_squares(state, face)) or "なし"
     if at is None:
-        known = ", ".join(n for n, _, _ in squares(state)) or "none yet"
-        raise IllegalEvent(f"{what}: there is no square {square!r}; the squares are {known}")
+        known = ", ".join(n for n, _, _ in squares(state))
+        raise IllegalEvent(f"{what}: there is no {EN['square']} {short(square)}; the squares are {known or 'none yet'}",
+                           f"{what_ja}: {JA['square']} {short(square)} はありません（{JA['square']}: {known or 'まだなし'}）")
     t, k = at
     if state.owners[t][k] >= 0:
-        raise IllegalEvent(f"{what}: square {square} is taken by {state.seats[state.owners[t][k]].name}; "
-                           f"empty squares showing {face}: {', '.join(open_squares(state, face)) or 'none'}")
-    if state.tapes[t][0][k] != face:
-        raise IllegalEvent(f"{what}: square {square} shows {state.tapes[t][0][k]}, not {face}; "
-                           f"empty squares showing {face}: {', '.join(open_squares(state, face)) or 'none'}")
+        owner = state.seats[state.owners[t][k]].name
+        raise IllegalEvent(f"{what}: {EN['square']} {square} is taken by {owner}; "
+                           f"empty squares showing {face}: {fits_en}",
+                           f"{what_ja}: {JA['square']} {square} には{owner}の{JA['worker']}がいます"
+                           f"（{face}の空いている{JA['square']}: {fits_ja}）")
+    shown = state.tapes[t][0][k]
+    if shown != face:
+        raise IllegalEvent(f"{what}: {EN['square']} {square} shows {shown}, not {face}; empty squares showing {face}: {fits_en}",
+                           f"{what_ja}: {JA['square']} {square} の{JA['face']}は{shown}で、{face}ではありません"
+                           f"（{face}の空いている{JA['square']}: {fits_ja}）")
     return t, k
 
 
@@ -588,107 +536,96 @@ def _own(owners: tuple[tuple[int, ...], ...], t: int, k: int, seat: int) -> tupl
     return owners[:t] + (row,) + owners[t + 1:]
 
 
-def _end(state: State, raw: Any, which: str) -> str | None:
-    if raw is None:
-        return None
-    if raw in nest_names(state) or _square_at(state, raw) is not None:
+def _end(state: State, raw: Any, which: str, which_ja: str) -> str | None:
+    if raw is None or raw in nest_names(state) or _square_at(state, raw) is not None:
         return raw
-    raise IllegalEvent(f"build: tape end '{which}' is {raw!r}; expected a nest ({', '.join(nest_names(state))}), "
-                       "a built square like t1.2, or null for a loose end")
+    raise IllegalEvent(f"build: {EN['tape']} end '{which}' is {short(raw)}; expected a {EN['nest']} "
+                       f"({', '.join(nest_names(state))}), a built {EN['square']} like t1.2, or null for a {EN['loose_end']}",
+                       f"{JA['build']}: {JA['tape']}の{which_ja} {short(raw)} はつなげません。{JA['nest']}"
+                       f"（{', '.join(nest_names(state))}）、t1.2 のような敷いた{JA['tape']}の{JA['square']}、"
+                       f"または null（{JA['loose_end']}）を書いてください")
+
+
+def _tape(state: State, tape: Any) -> tuple[list[int], str | None, str | None]:
+    """A new tape's faces and ends, checked."""
+    if not isinstance(tape, Mapping) or set(tape) != {"faces", "from", "to"}:
+        raise IllegalEvent(f"build: {EN['tape']} is {{\"faces\": [...], \"from\": end, \"to\": end}} (an end: a {EN['nest']}, "
+                           f"a {EN['square']} like t1.2, or null for a {EN['loose_end']}), saw {short(tape)}",
+                           f"{JA['build']}: {JA['tape']}は {{\"faces\": [...], \"from\": 端, \"to\": 端}} で書きます"
+                           f"（端は{JA['nest']}、t1.2 のような{JA['square']}、または null）。{short(tape)} でした")
+    faces = _faces(tape["faces"], f"build: {EN['tape']} faces", f"{JA['tape']}の{JA['face']}", MAX_TAPE)
+    if len(faces) < 2:
+        raise IllegalEvent(f"build: a {EN['tape']} has at least 2 {EN['square']}s, saw {len(faces)}",
+                           f"{JA['build']}: {JA['tape']}には{JA['square']}が2つ以上必要です（{len(faces)}つでした）")
+    on_table = sum(len(f) for f, _, _ in state.tapes)
+    if on_table + len(faces) > MAX_SQUARES:
+        raise IllegalEvent(f"build: the table holds at most {MAX_SQUARES} {EN['square']}s and has {on_table}; "
+                           f"a {EN['tape']} of {len(faces)} does not fit (place or {EN['pass']} the dice)",
+                           f"{JA['build']}: 卓に置ける{JA['square']}は最大{MAX_SQUARES}で、いま{on_table}あります。"
+                           f"{len(faces)}マスの{JA['tape']}は敷けません（{JA['dice']}は配置か{JA['pass']}に使ってください）")
+    start = _end(state, tape["from"], "from", JA["first_end"])
+    end = _end(state, tape["to"], "to", JA["last_end"])
+    if start is not None and start == end:
+        raise IllegalEvent(f"build: both ends of a {EN['tape']} join {start}; join them to two different places",
+                           f"{JA['build']}: {JA['tape']}の両端が同じ {start} につながっています。別々の場所につないでください")
+    return faces, start, end
 
 
 def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
     name = state.seats[i].name
-    dice = _faces(event["dice"], "build: dice")
+    dice = _faces(event["dice"], "build: dice", JA["dice"])
     if len(dice) not in (1, 2):
-        raise IllegalEvent(f"build: a tape takes 2 dice, or 1 die whose face no empty square shows; saw {len(dice)}")
-    _take(_held(state), dice, name, "build with")
+        raise IllegalEvent(f"build: a {EN['tape']} takes 2 dice, or 1 die whose face no empty square shows; saw {len(dice)}",
+                           f"{JA['build']}には{JA['dice']}2個、または空いている{JA['square']}にない{JA['face']}の"
+                           f"{JA['dice']}1個を使います（{len(dice)}個でした）")
+    _take(_held(state), dice, name, "build with", "使える")
     if len(dice) == 2 and state.phase != "turn":
         raise IllegalEvent(f"{name} builds with two dice only on their own turn; with a die handed on, "
-                           "build with that one die (when no empty square shows it)")
+                           "build with that one die (when no empty square shows it)",
+                           f"{JA['dice']}2個で{JA['build']}のは自分の{JA['turn']}だけです。渡された{JA['dice']}では、"
+                           f"その{JA['face']}の空いている{JA['square']}がないときに1個で{JA['build']}ことができます")
     if len(dice) == 1:
-        fits = open_squares(state, dice[0])
-        if fits:
-            raise IllegalEvent(f"{name} may not build with one {dice[0]}: empty square(s) {', '.join(fits)} "
-                               f"show {dice[0]}; place there, or build with two dice")
-    tape = event["tape"]
-    if not isinstance(tape, Mapping) or set(tape) != {"faces", "from", "to"}:
-        raise IllegalEvent(f"build: tape is {{\"faces\": [...], \"from\": end, \"to\": end}} (an end: a nest, "
-                           f"a square like t1.2, or null for a loose end), saw {tape!r}")
-    faces = _faces(tape["faces"], "build: tape faces")
-    if len(faces) < 2:
-        raise IllegalEvent(f"build: a tape has at least 2 squares, saw {len(faces)}")
-    start, end = _end(state, tape.get("from"), "from"), _end(state, tape.get("to"), "to")
-    if start is not None and start == end:
-        raise IllegalEvent(f"build: both ends of a tape join {start}; join them to two different places")
+        _no_square_fits(state, dice[0], f"{name} may not build with one {dice[0]}",
+                        f"{name}は{dice[0]}の{JA['dice']}1個で{JA['build']}ことはできません")
+    faces, start, end = _tape(state, event["tape"])
     bonus = event.get("bonus")
     if bonus is not None and not (len(dice) == 2 and dice[0] == dice[1]):
-        raise IllegalEvent(f"build: a bonus worker comes only with two equal dice; saw {_faces_text(dice)}")
+        raise IllegalEvent(f"build: a {EN['bonus']} {EN['worker']} comes only with {EN['doubles']}; saw {_faces_text(dice)}",
+                           f"{JA['build']}: {JA['bonus']}の{JA['worker']}は{JA['doubles']}のときだけです"
+                           f"（{_faces_ja(dice)}でした）")
     t = len(state.tapes)
     owners = (i,) + (-1,) * (len(faces) - 2) + (i,)
     built = replace(state, tapes=state.tapes + ((tuple(faces), start, end),), owners=state.owners + (owners,))
     if bonus is not None:
-        bt, bk = _empty_square(built, bonus, dice[0], "bonus")
+        bt, bk = _empty_square(built, bonus, dice[0], "bonus", JA["bonus"])
         built = replace(built, owners=_own(built.owners, bt, bk, i))
     state = _spend(built, dice)
     ends = f"{start or 'nothing'} to {end or 'nothing'}"
-    extra = f", bonus worker on {bonus}" if bonus is not None else ""
-    state = _say(state, f"{name} built tape {t + 1} ({_faces_text(faces)}) from {ends}{extra}",
-                 f"{name}がテープ{t + 1}（{_faces_text(faces)}）を敷いた: {start or 'なし'}〜{end or 'なし'}"
-                 + (f"、ボーナスで{bonus}" if bonus is not None else ""))
+    extra = (f", {EN['bonus']} {EN['worker']} on {bonus}", f"、{JA['bonus']}で{bonus}") if bonus is not None else ("", "")
+    state = say(state, f"{name} built {EN['tape']} {t + 1} ({_faces_text(faces)}) from {ends}{extra[0]}",
+                f"{name}が{JA['tape']}{t + 1}（{_faces_ja(faces)}）を敷いた: {start or 'なし'}〜{end or 'なし'}{extra[1]}")
     return _advance(_check_completion(state))
+
+
+SPEND = ("turn", "others")
+MOVES = {
+    "throw": move(_due(_throw), phases=("throw",), required=("seat", "dice")),
+    "keep": move(_due(_keep), phases=("keep",), required=("seat", "dice")),
+    "build": move(_due(_build), phases=SPEND, required=("seat", "dice", "tape"), optional=("bonus",)),
+    "place": move(_due(_place), phases=SPEND, required=("seat", "die", "square")),
+    "pass": move(_due(_pass), phases=SPEND, required=("seat", "die")),
+}
 
 
 # --- view --------------------------------------------------------------------------------
 
 
-def drawing(state: State) -> dict[str, Any]:
-    """Where the page draws each nest and square (a 100 x 100 box) and the lines between
-    them: nests on a circle, a colour's two nests facing each other; a tape's squares
-    follow a curve between its ends (bowed by its number so tapes between the same places
-    stay apart), or run outward from its one joined end."""
-    at: dict[str, tuple[float, float]] = {}
-    for c in range(len(state.nests)):
-        for k in (0, 1):
-            a = math.radians(c * 45 + k * 180 - 90)
-            at[f"{state.nests[c]}-{k + 1}"] = (50 + 44 * math.cos(a), 50 + 44 * math.sin(a))
-    for t, (faces, start, end) in enumerate(state.tapes):
-        n = len(faces)
-        p = at.get(start) if start is not None else None
-        q = at.get(end) if end is not None else None
-        if p is None and q is None:
-            a = math.radians(t * 67)
-            p = (50 + 18 * math.cos(a), 50 + 18 * math.sin(a))
-        points: list[tuple[float, float]] = []
-        if p is not None and q is not None:
-            bow = ((t % 5) - 2) * 8.0
-            mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
-            dx, dy = q[0] - p[0], q[1] - p[1]
-            norm = math.hypot(dx, dy) or 1.0
-            cx, cy = mx - dy / norm * bow, my + dx / norm * bow
-            for k in range(n):
-                u = (k + 1) / (n + 1)
-                points.append(((1 - u) ** 2 * p[0] + 2 * u * (1 - u) * cx + u * u * q[0],
-                               (1 - u) ** 2 * p[1] + 2 * u * (1 - u) * cy + u * u * q[1]))
-        else:
-            base = p if p is not None else q
-            assert base is not None
-            a = math.atan2(50 - base[1], 50 - base[0]) + math.radians(((t % 7) - 3) * 20)
-            step = min(7.0, 40.0 / n)
-            line = [(base[0] + step * (k + 1) * math.cos(a), base[1] + step * (k + 1) * math.sin(a)) for k in range(n)]
-            points = line if p is not None else line[::-1]
-        for k, (x, y) in enumerate(points):
-            at[square_name(t, k)] = (min(97.0, max(3.0, x)), min(97.0, max(3.0, y)))
-    adj, _, names = graph(state)
-    edges = sorted({(min(a, b), max(a, b)) for a in range(len(adj)) for b in adj[a]})
-    return {"at": {n: [round(x, 1), round(y, 1)] for n, (x, y) in at.items()},
-            "edges": [[names[a], names[b]] for a, b in edges]}
-
-
-
 def view(state: State, seat: str | None = None) -> dict[str, Any]:
     """The game for the pages and replay (SCRIPTS.md keys and the network to draw)."""
     names = _names(state)
+    adj, _, nodes = graph(state)
+    edges = [[nodes[a], nodes[b]] for a in range(len(adj)) for b in adj[a] if a < b]  # by node, as drawn before
+    complete = complete_routes(state)
     out: dict[str, Any] = {
         "game": GAME,
         "phase": state.phase,
@@ -700,7 +637,7 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
         "runs": runs(state),
         "scores": scores(state),
         "winners": [names[i] for i in state.winners],
-        "seats": [{"name": s.name, "colour": s.colour} for s in state.seats],
+        "seats": [s.as_dict() for s in state.seats],
         "nests": [{"colour": c, "ja": colour_ja(c), "nests": [f"{c}-1", f"{c}-2"]} for c in state.nests],
         "thrown": list(state.thrown),
         "kept": list(state.kept),
@@ -710,73 +647,15 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
                                 "worker": None if state.owners[t][k] < 0 else names[state.owners[t][k]]}
                                for k, f in enumerate(faces)]}
                   for t, (faces, start, end) in enumerate(state.tapes)],
-        "routes": complete_routes(state),
-        "drawing": drawing(state),
-        "log": [{"en": en, "ja": ja} for en, ja in state.log],
+        "routes": complete,
+        "drawing": board.drawing(state.nests, state.tapes, edges),
+        "log": log_lines(state),
     }
-    held = _held(state) if state.phase in ("turn", "others") else ()
+    held = _held(state) if state.phase in SPEND else ()
     out["open"] = sorted({n for f in set(held) for n in open_squares(state, f)})
+    out["board"] = {**board.board(state.nests, state.tapes),
+                    "routes": [{"colour": c, "nodes": [f"{c}-1", *path, f"{c}-2"]}
+                               for c, paths in complete.items() for path in paths]}
     if seat is not None:
-        out["mine"] = {}
+        out["mine"] = seat_view(state, seat)[1]
     return out
-
-
-# --- dicetable ariexpress-bench ------------------------------------------------------------
-
-
-class _OverBudget(Exception):
-    pass
-
-
-def run_bench(args: Any, out: Any, clock: Any) -> int:
-    """``dicetable ariexpress-bench``: scoring time on seeded random networks as they grow."""
-    sizes = [(25, 4), (50, 8), (100, 15), (200, 30), (300, 45), (400, 60)]
-    runs_n = max(1, int(args.runs))
-    out.write(f"Ari Express exact scoring: the longest runs of {args.seats} seats on 4 colours, every square "
-              f"occupied, {runs_n} seeded random networks per size (budget {args.budget:g} s per network)\n")
-    out.write(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
-    out.write(f"{'squares':>8} {'junctions':>9} {'median ms':>10} {'max ms':>10}  over budget\n")
-    for n_squares, n_junctions in sizes:
-        if n_squares > args.max_squares:
-            break
-        times: list[float] = []
-        over = 0
-        for seed in range(runs_n):
-            net = routes.random_network(seed, n_squares, n_junctions, seats=args.seats)
-            start = clock()
-
-            def tick() -> None:
-                if clock() - start > args.budget:
-                    raise _OverBudget
-
-            try:
-                for c in range(4):
-                    routes.best_runs(net.adj, net.owner, 2 * c, 2 * c + 1, args.seats, tick)
-            except _OverBudget:
-                over += 1
-                continue
-            times.append((clock() - start) * 1000)
-        median = f"{statistics.median(times):10.1f}" if times else f"{'-':>10}"
-        worst = f"{max(times):10.1f}" if times else f"{'-':>10}"
-        out.write(f"{n_squares:>8} {net.junctions:>9} {median} {worst}  {over} of {runs_n}\n")
-        out.flush()
-    return 0
-
-
-COMMANDS = (
-    Command(
-        name="ariexpress-bench",
-        help="time the exact Ari Express scoring on seeded random networks as they grow",
-        description="Score 4 colours (every square occupied by random seats) on seeded random networks "
-        "of 25 to 400 squares with as many junctions in proportion, and print the median and the "
-        "slowest time per size, with the machine; a network that takes longer than the budget is counted, not timed.",
-        arguments=(
-            (("--runs",), {"type": int, "default": 5, "help": "networks per size (default 5)"}),
-            (("--seats",), {"type": int, "default": 4, "help": "seats owning the workers (default 4)"}),
-            (("--max-squares",), {"type": int, "default": 400, "help": "stop after this size (default 400)"}),
-            (("--budget",), {"type": float, "default": 10.0,
-                             "help": "seconds one network may take before it counts as over budget (default 10)"}),
-        ),
-        run=run_bench,
-    ),
-)

@@ -3,19 +3,22 @@ the exact scoring checked against a brute-force listing of every route."""
 from __future__ import annotations
 
 import json
+import math
 import random
+import re
 
 import pytest
 
 from engines import ariexpress as ae
 from engines import ariexpress_routes as routes
 from engines import core
-from engines.core import IllegalEvent, SetupError
+from engines.core import DataError, IllegalEvent, SetupError
 from pi.cli import main
 
 NAMES = ("Aki", "Ben", "Chika", "Dan", "Emi")
 COLOURS = ("white", "black", "pink", "orange", "purple")  # the seats' workers
 NESTS = ("red", "blue", "yellow", "green")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def seats(n=3):
@@ -73,14 +76,22 @@ def turn(n=3, thrown=None, kept=None):
     return keep(s, *(kept or thrown[:2]))
 
 
+def bilingual(exc):
+    """An error a player at the table can read in both languages."""
+    assert exc.en and exc.ja and exc.ja != exc.en and JAPANESE.search(exc.ja), exc.text
+
+
 def refused(s, event, match=None):
-    """The event is refused and the state is unchanged (its fields and its view)."""
+    """The event is refused, in English and Japanese, and the state is unchanged (its
+    fields and its view)."""
     fields = dict(vars(s))
     shown = json.dumps(ae.view(s), sort_keys=True)
-    with pytest.raises(IllegalEvent, match=match):
+    with pytest.raises(IllegalEvent, match=match) as caught:
         ae.apply(s, event)
+    bilingual(caught.value)
     assert dict(vars(s)) == fields
     assert json.dumps(ae.view(s), sort_keys=True) == shown
+    return caught.value
 
 
 def network(s, *tapes):
@@ -222,19 +233,19 @@ def test_default_data_is_valid():
 def test_bad_data_file_names_the_file_and_what_is_wrong(tmp_path):
     p = tmp_path / "ants.toml"
     p.write_text('nests = ["red", "blue"\n', encoding="utf-8")
-    with pytest.raises(ae.DataError, match=r"ants\.toml: not valid TOML"):
+    with pytest.raises(DataError, match=r"ants\.toml: not valid TOML"):
         ae.load_data(p)
     p.write_text('nests = ["red", "blue", "yellow"]\n[names]\nred = "赤"\n', encoding="utf-8")
-    with pytest.raises(ae.DataError, match=r"ants\.toml: 'nests' must be a list of 4"):
+    with pytest.raises(DataError, match=r"ants\.toml: 'nests' must be a list of 4"):
         ae.load_data(p)
     p.write_text('nests = ["red", "blue", "blue", "green"]\n', encoding="utf-8")
-    with pytest.raises(ae.DataError, match=r"ants\.toml: the 4 nest colours must differ"):
+    with pytest.raises(DataError, match=r"ants\.toml: the 4 nest colours must differ"):
         ae.load_data(p)
     p.write_text('nests = ["red", "blue", "yellow", "green"]\n[names]\nred = "赤"\nblue = "青"\n', encoding="utf-8")
-    with pytest.raises(ae.DataError, match=r"ants\.toml: \[names\] has no Japanese name for nest colour\(s\) yellow, green"):
+    with pytest.raises(DataError, match=r"ants\.toml: \[names\] has no Japanese name for nest colour\(s\) yellow, green"):
         ae.load_data(p)
     p.write_text('nests = ["red", "blue", "yellow", "green"]\nnames = 3\n', encoding="utf-8")
-    with pytest.raises(ae.DataError, match=r"ants\.toml: \[names\]"):
+    with pytest.raises(DataError, match=r"ants\.toml: \[names\]"):
         ae.load_data(p)
     p.write_text('nests = ["a", "b", "c", "d"]\n[names]\na = "A"\nb = "B"\nc = "C"\nd = "D"\n', encoding="utf-8")
     assert ae.load_data(p) == (("a", "b", "c", "d"), {"a": "A", "b": "B", "c": "C", "d": "D"})
@@ -311,7 +322,7 @@ def test_keep_refusals_face_not_thrown_each_die_once():
 
 def test_events_out_of_order_are_refused():
     s = new(3)
-    refused(s, ev("keep", "Aki", dice=[1, 2]), "waiting for Aki to throw 4 dice")
+    refused(s, ev("keep", "Aki", dice=[1, 2]), r"waiting for throw \(Aki\): Aki: throw all 4 dice")
     refused(s, ev("place", "Aki", die=1, square="t1.1"), "throw")
     refused(s, ev("pass", "Aki", die=1), "throw")
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1, 2])), "throw")
@@ -319,10 +330,10 @@ def test_events_out_of_order_are_refused():
     refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), "keep")
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1, 2])), "keep")
     s = keep(s, 1, 2)
-    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), "spend the kept dice 1 2")
+    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), r"build \(Aki\): Aki \(kept dice 1 2\): build a tape")
     refused(s, ev("keep", "Aki", dice=[1, 2]), "spend")
     s = build(s, [1, 2], [5, 6])
-    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), "Ben to take one of the dice handed on")
+    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), r"Ben \(dice handed on 3 4\): build a tape with one die")
     refused(s, ev("keep", "Ben", dice=[3, 4]))
 
 

@@ -31,10 +31,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engines.core import Die, IllegalEvent, die_from
+from engines.core import Die, IllegalEvent, die_from, load_glossary, short
 
 __all__ = [
+    "GLOSSARY",
+    "EN",
+    "JA",
     "CLEAR",
+    "COLOURS",
     "ROW_SIZES",
     "PLACES",
     "RULES",
@@ -44,10 +48,19 @@ __all__ = [
     "score_pyramid",
     "best_pyramid",
     "layout_dice",
+    "dice_text",
     "scale",
 ]
 
+#: The game's words, term -> {"en", "ja"} (engines/data/chiritsumo.toml), and each
+#: language's names alone, for building texts.
+GLOSSARY = load_glossary("data/chiritsumo.toml")
+EN = {key: names["en"] for key, names in GLOSSARY.items()}
+JA = {key: names["ja"] for key, names in GLOSSARY.items()}
+
 CLEAR = "clear"
+#: The game's dice colours, clear (透明, the dust 塵) first.
+COLOURS = (CLEAR, "yellow", "red", "blue")
 ROW_SIZES = (4, 3, 2, 1)
 #: Every place (row, index), bottom row first, left to right.
 PLACES = tuple((r, i) for r in range(4) for i in range(ROW_SIZES[r]))
@@ -65,7 +78,6 @@ RULES = {
     ),
 }
 
-PATTERN_JA = {"mountain": "山", "river": "河", "wing": "翼", "fuji": "富士"}
 _KINDS = ("mountain", "river", "wing")
 _WING_SCALE = (0, 2, 5, 10)
 FUJI_POINTS = 30
@@ -112,14 +124,23 @@ _SUPPORTS = tuple((_INDEX[(r - 1, i)], _INDEX[(r - 1, i + 1)]) if r else None fo
 # --- reading a layout ------------------------------------------------------------------
 
 
-def _die(item: Any, where: str) -> Die | None:
-    if item is None:
-        return None
-    if isinstance(item, Die):
+def _name(r: int, i: int) -> tuple[str, str]:
+    """A place as a person counts it (from 1, bottom left), in English and Japanese."""
+    return f"{EN['row']} {r + 1} {EN['place']} {i + 1}", f"{r + 1}{JA['row']}目の{i + 1}番目"
+
+
+def _die(item: Any, r: int, i: int) -> Die | None:
+    """The die at place (r, i) of a layout, or None for an empty place."""
+    if item is None or isinstance(item, Die):
         return item
+    en, ja = _name(r, i)
     if not isinstance(item, (list, tuple, Mapping)):
-        raise IllegalEvent(f"{where} must be a die like [\"red\", 4] or null for an empty place, saw {item!r}")
-    return die_from(item, where)
+        raise IllegalEvent(f"{en} must be a die like [\"red\", 4] or null for an empty {EN['place']}, saw {short(item)}",
+                           f"{ja}は [\"red\", 4] のようなダイスか、空いた{JA['place']}なら null で書いてください（{short(item)}）")
+    try:
+        return die_from(item, en)
+    except IllegalEvent as exc:  # die_from names the place in its Japanese text as given: in English
+        raise IllegalEvent(exc.en, exc.ja.replace(en, ja, 1)) from None
 
 
 def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
@@ -130,20 +151,26 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     """
     if _parsed(raw):
         return raw
-    if not isinstance(raw, (list, tuple)) or len(raw) != 4:
-        got = f"{len(raw)} rows" if isinstance(raw, (list, tuple)) else repr(raw)
+    if not isinstance(raw, (list, tuple)) or len(raw) != len(ROW_SIZES):
+        got = f"{len(raw)} {EN['row']}s" if isinstance(raw, (list, tuple)) else short(raw)
+        got_ja = f"{len(raw)}{JA['row']}" if isinstance(raw, (list, tuple)) else short(raw)
         raise IllegalEvent(
-            f"a pyramid is 4 rows (bottom first) of 4, 3, 2 and 1 places, saw {got}; "
-            "write empty places as null"
+            f"a {EN['pyramid']} is 4 {EN['row']}s (bottom first) of 4, 3, 2 and 1 {EN['place']}s, saw {got}; "
+            f"write empty {EN['place']}s as null",
+            f"{JA['pyramid']}は下から4・3・2・1個の4{JA['row']}です（{got_ja}でした）。空いた{JA['place']}は null で書いてください",
         )
     rows = []
     for r, row in enumerate(raw):
         if not isinstance(row, (list, tuple)) or len(row) != ROW_SIZES[r]:
-            got = f"{len(row)} places" if isinstance(row, (list, tuple)) else repr(row)
+            got = f"{len(row)} {EN['place']}s" if isinstance(row, (list, tuple)) else short(row)
+            got_ja = f"{len(row)}個" if isinstance(row, (list, tuple)) else short(row)
             raise IllegalEvent(
-                f"row {r + 1} from the bottom has {ROW_SIZES[r]} places, saw {got}; write empty places as null"
+                f"{EN['row']} {r + 1} from the bottom has {ROW_SIZES[r]} {EN['place']}s, saw {got}; "
+                f"write empty {EN['place']}s as null",
+                f"下から{r + 1}{JA['row']}目は{ROW_SIZES[r]}個の{JA['place']}です（{got_ja}でした）。"
+                f"空いた{JA['place']}は null で書いてください",
             )
-        rows.append(tuple(_die(item, f"row {r + 1} place {i + 1}") for i, item in enumerate(row)))
+        rows.append(tuple(_die(item, r, i) for i, item in enumerate(row)))
     return tuple(rows)
 
 
@@ -170,8 +197,9 @@ def layout_dice(rows: Sequence[Sequence[Die | None]]) -> list[Die]:
     return [d for row in rows for d in row if d is not None]
 
 
-def _name(r: int, i: int) -> tuple[str, str]:
-    return f"row {r + 1} place {i + 1}", f"{r + 1}段目の{i + 1}番目"
+def dice_text(dice: Sequence[Die]) -> str:
+    """Dice as short words, ``C4 Y5 R5`` (the colour's initial and the face)."""
+    return " ".join(f"{d.colour[0].upper()}{d.face}" for d in dice) or "-"
 
 
 def _problem(rule: str, places: list[tuple[int, int]], en: str, ja: str) -> dict[str, Any]:
@@ -193,7 +221,7 @@ def check_layout(raw: Any) -> list[dict[str, Any]]:
     try:
         rows = rows_from(raw)
     except IllegalEvent as exc:
-        return [{"rule": "shape", "places": [], "en": str(exc), "ja": f"並べ方を読めません: {RULES['shape'][1]}"}]
+        return [{"rule": "shape", "places": [], "en": exc.en, "ja": exc.ja}]
     problems = []
     for r, row in enumerate(rows):
         for i in range(len(row) - 1):
@@ -407,10 +435,9 @@ def _fuji_feasible(items: Sequence[Die]) -> bool:
 def _as_die(item: Any) -> Die:
     if isinstance(item, Die):
         return item
-    die = _die(item, "a die")
-    if die is None:
-        raise ValueError("a die is missing (null)")
-    return die
+    if item is None:
+        raise IllegalEvent("a die is missing (null)", "ダイスがありません（null）")
+    return die_from(item)
 
 
 def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...], int, list[dict[str, Any]]]:
@@ -427,9 +454,11 @@ def best_pyramid(dice: Iterable[Any]) -> tuple[tuple[tuple[Die | None, ...], ...
     Ties go to the first pyramid found. ``dice`` are ``Die`` values or ``[colour, face]``
     pairs; worst cases found take about 0.15 s on a desktop CPU, most sets 0.01 s.
     """
-    given = [_as_die(d) for d in dice]
+    given = list(dice)
     if len(given) > _MAX_DICE:
-        raise ValueError(f"a pyramid holds at most {_MAX_DICE} dice, saw {len(given)}")
+        raise IllegalEvent(f"a {EN['pyramid']} holds at most {_MAX_DICE} {EN['dice']}, saw {len(given)}",
+                           f"{JA['pyramid']}に置ける{JA['dice']}は最大{_MAX_DICE}個です（{len(given)}個）")
+    given = [_as_die(d) for d in given]
     # Dice of a colour with fewer than 3 dice never form a pattern, and neither do clear
     # dice unless a Fuji is possible: they only hold dice up, so they are searched as one
     # colour ("filler") and given back their own colours at the end.

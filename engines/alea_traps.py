@@ -1,4 +1,4 @@
-"""Sky City ALEA trap cards (トラップカード): their conditions, the deck file, exact odds.
+"""Sky City ALEA trap cards (トラップカード): their conditions and the exact odds.
 
 A condition is text, parsed once at load into a small tree whose nodes test face
 counts. Every test takes an integer array ``counts`` of shape (6, M) -- row f-1 holds
@@ -25,27 +25,21 @@ text                      kind         triggered when the table holds ...
 """
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
-from collections.abc import Iterable, Mapping
+from math import comb
 from typing import Any
 
 import numpy as np
 
-from engines.core import Command, read_toml
+from engines.core import DataError, short, whole
 
 __all__ = [
-    "CardError",
-    "Card",
     "Condition",
     "parse_condition",
-    "card_from",
-    "cards_from",
-    "load_deck",
     "triggered",
     "trap_odds",
     "trap_odds_exact",
@@ -58,11 +52,8 @@ __all__ = [
 KINDS = ("faces", "letters", "total", "any_of", "count_is", "count_more", "and", "or")
 #: The most dice a table can hold (5 seats x 5 dice); odds are given for 0..MAX_DICE.
 MAX_DICE = 25
-PLAYER_COUNTS = (3, 4, 5)
-
-
-class CardError(ValueError):
-    """A trap card that cannot be used; the message names the file, the card and why."""
+#: The longest condition text a card may have (a printed card holds a few terms).
+MAX_CONDITION = 200
 
 
 # --- condition tree ----------------------------------------------------------------------
@@ -179,15 +170,20 @@ class Combined(Condition):
 
 # --- parsing -----------------------------------------------------------------------------
 
-_GRAMMAR_HINT = (
+_HINT = (
     "write faces/letters like '1 1 2' or '6 A A', 'total >= N', '? (2,3,4) >= N', "
-    "'count(F) == N' or 'count(F) == N/M', 'count(F) > count(G)', joined by 'and' / 'or'"
+    "'count(F) == N' or 'count(F) == N/M', 'count(F) > count(G)', joined by 'and' / 'or'",
+    "「1 1 2」「6 A A」のような目や文字、「total >= N」「? (2,3,4) >= N」「count(F) == N」"
+    "「count(F) == N/M」「count(F) > count(G)」を and / or でつないで書いてください",
 )
-_TOTAL = re.compile(r"total\s*>=\s*(\d+)", re.I)
-_ANY_OF = re.compile(r"\?\s*\(\s*([1-6](?:\s*,\s*[1-6])*)\s*\)\s*>=\s*(\d+)")
-_COUNT_IS = re.compile(r"count\(\s*([1-6])\s*\)\s*==?\s*(\d+(?:\s*/\s*\d+)*)", re.I)
-_COUNT_MORE = re.compile(r"count\(\s*([1-6])\s*\)\s*>\s*count\(\s*([1-6])\s*\)", re.I)
-_TOKEN = re.compile(r"[1-6]|[A-Za-z]")
+# ASCII only: "²", "①" or a full-width digit is not a number in a condition.
+_TOTAL = re.compile(r"total\s*>=\s*(\d+)", re.I | re.A)
+_ANY_OF = re.compile(r"\?\s*\(\s*([1-6](?:\s*,\s*[1-6])*)\s*\)\s*>=\s*(\d+)", re.A)
+_COUNT_IS = re.compile(r"count\(\s*([1-6])\s*\)\s*==?\s*(\d+(?:\s*/\s*\d+)*)", re.I | re.A)
+_COUNT_MORE = re.compile(r"count\(\s*([1-6])\s*\)\s*>\s*count\(\s*([1-6])\s*\)", re.I | re.A)
+_TOKEN = re.compile(r"[1-6]|[A-Za-z]", re.A)
+_OR = re.compile(r"\s+or\s+", re.I | re.A)
+_AND = re.compile(r"\s+and\s+", re.I | re.A)
 
 
 def _faces(digits: list[int], letters: list[str]) -> Faces:
@@ -196,6 +192,10 @@ def _faces(digits: list[int], letters: list[str]) -> Faces:
         counts[d - 1] += 1
     groups = sorted((letters.count(x) for x in set(letters)), reverse=True)
     return Faces(tuple(counts), tuple(groups))
+
+
+def _refuse(term: str, en: str, ja: str) -> DataError:
+    return DataError(f"'{term}' {en}", f"「{term}」{ja}")
 
 
 def _parse_term(text: str) -> Condition:
@@ -208,131 +208,41 @@ def _parse_term(text: str) -> Condition:
     if m := _COUNT_IS.fullmatch(term):
         values = tuple(sorted({int(v) for v in m.group(2).split("/")}))
         if max(values) > MAX_DICE:
-            raise ValueError(f"'{term}' asks for more than {MAX_DICE} dice, which no table holds")
+            raise _refuse(term, f"asks for more than {MAX_DICE} dice, which no table holds",
+                          f"は{MAX_DICE}個より多いダイスを求めていますが、場にそれほどのダイスはありません")
         return CountIs(int(m.group(1)), values)
     if m := _COUNT_MORE.fullmatch(term):
         a, b = int(m.group(1)), int(m.group(2))
         if a == b:
-            raise ValueError(f"'{term}' compares a face with itself and can never trigger")
+            raise _refuse(term, "compares a face with itself and can never trigger",
+                          "は同じ目どうしを比べているので、決して発動しません")
         return CountMore(a, b)
     tokens = term.split()
     if tokens and all(_TOKEN.fullmatch(t) for t in tokens):
         digits = [int(t) for t in tokens if t.isdigit()]
         letters = [t.upper() for t in tokens if not t.isdigit()]
         if len(set(letters)) > 6:
-            raise ValueError(f"'{term}' uses more than 6 different letters, but a die has 6 faces")
+            raise _refuse(term, "uses more than 6 different letters, but a die has 6 faces",
+                          "は7種類以上の文字を使っていますが、ダイスの目は6種類です")
         if len(tokens) > MAX_DICE:
-            raise ValueError(f"'{term}' needs more than {MAX_DICE} dice, which no table holds")
+            raise _refuse(term, f"needs more than {MAX_DICE} dice, which no table holds",
+                          f"には{MAX_DICE}個より多いダイスが要りますが、場にそれほどのダイスはありません")
         return _faces(digits, letters)
-    raise ValueError(f"cannot read '{term}'; {_GRAMMAR_HINT}")
+    raise DataError(f"cannot read '{term}'; {_HINT[0]}", f"「{term}」は読めません。{_HINT[1]}")
 
 
-def parse_condition(text: str) -> Condition:
-    """Parse a condition (see the module docstring); ``ValueError`` says what is wrong."""
+def parse_condition(text: Any) -> Condition:
+    """Parse a condition (see the module docstring); ``DataError`` says what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"the condition is empty; {_GRAMMAR_HINT}")
+        raise DataError(f"the condition is empty; {_HINT[0]}", f"条件が空です。{_HINT[1]}")
+    if len(text) > MAX_CONDITION:
+        raise DataError(f"the condition {short(text)} is longer than {MAX_CONDITION} characters",
+                        f"条件 {short(text)} が{MAX_CONDITION}文字を超えています")
     ors = []
-    for alternative in re.split(r"\s+or\s+", text.strip().replace("≥", ">="), flags=re.I):
-        ands = [_parse_term(t) for t in re.split(r"\s+and\s+", alternative, flags=re.I)]
+    for alternative in _OR.split(text.strip().replace("≥", ">=")):
+        ands = [_parse_term(t) for t in _AND.split(alternative)]
         ors.append(ands[0] if len(ands) == 1 else Combined("and", tuple(ands)))
     return ors[0] if len(ors) == 1 else Combined("or", tuple(ors))
-
-
-# --- cards and decks ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Card:
-    """One trap card: id, English and Japanese names, the player counts, the condition."""
-
-    id: str
-    name: str
-    name_ja: str
-    players: tuple[int, ...]
-    condition: str
-    tree: Condition
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "name_ja": self.name_ja,
-            "players": list(self.players),
-            "condition": self.condition,
-        }
-
-
-_CARD_KEYS = {"id", "name", "name_ja", "players", "condition"}
-
-
-def card_from(raw: Any, source: str = "options", default_players: tuple[int, ...] | None = None) -> Card:
-    """A card from a TOML table or an options dict; ``CardError`` names source, card, reason.
-
-    ``players`` is required unless ``default_players`` is given (cards passed in a game's
-    options may leave it out: they are then used with every player count).
-    """
-    if not isinstance(raw, Mapping):
-        raise CardError(f"{source}: a card must be a table with id, name, players, condition; saw {raw!r}")
-    card_id = raw.get("id")
-    if not isinstance(card_id, str) or not card_id.strip():
-        raise CardError(f"{source}: a card has no 'id' (saw {card_id!r}); give each card a short id like \"T01\"")
-
-    def fail(reason: str) -> CardError:
-        return CardError(f"{source}: card {card_id}: {reason}")
-
-    unknown = sorted(set(raw) - _CARD_KEYS)
-    if unknown:
-        raise fail(f"unknown key(s) {unknown}; a card has {sorted(_CARD_KEYS)}")
-    name = raw.get("name", card_id)
-    name_ja = raw.get("name_ja", name)
-    if not isinstance(name, str) or not isinstance(name_ja, str):
-        raise fail("'name' and 'name_ja' must be text")
-    players = raw.get("players", None if default_players is None else list(default_players))
-    if (
-        not isinstance(players, list)
-        or not players
-        or any(isinstance(p, bool) or p not in PLAYER_COUNTS for p in players)
-    ):
-        raise fail(f"'players' must be a list of player counts among 3, 4, 5 (like [3, 4]); saw {players!r}")
-    if len(set(players)) != len(players):
-        raise fail(f"'players' lists a count twice: {players!r}")
-    condition = raw.get("condition")
-    if not isinstance(condition, str):
-        raise fail(f"'condition' must be text like \"1 1 2\"; saw {condition!r}")
-    try:
-        tree = parse_condition(condition)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    return Card(card_id, name, name_ja, tuple(sorted(players)), condition.strip(), tree)
-
-
-def cards_from(
-    raw_cards: Iterable[Any], source: str = "options", default_players: tuple[int, ...] | None = None
-) -> tuple[Card, ...]:
-    """Cards from a list of tables; ids must be unique."""
-    cards = tuple(card_from(raw, source, default_players) for raw in raw_cards)
-    seen: set[str] = set()
-    for card in cards:
-        if card.id in seen:
-            raise CardError(f"{source}: card {card.id}: the id is used twice; give each card its own id")
-        seen.add(card.id)
-    if not cards:
-        raise CardError(f"{source}: the deck has no cards")
-    return cards
-
-
-@lru_cache(maxsize=8)
-def _load_deck_cached(path: str | None) -> tuple[Card, ...]:
-    source, data = read_toml("data/alea.toml", path, CardError)
-    raw_cards = data.get("card")
-    if not isinstance(raw_cards, list):
-        raise CardError(f"{source}: no cards found; write each card as a [[card]] table")
-    return cards_from(raw_cards, source)
-
-
-def load_deck(path: str | Path | None = None) -> tuple[Card, ...]:
-    """The trap cards of a deck file (the packaged default deck when ``path`` is None)."""
-    return _load_deck_cached(None if path is None else str(path))
 
 
 def counts_of(faces: Iterable[int]) -> np.ndarray:
@@ -343,9 +253,9 @@ def counts_of(faces: Iterable[int]) -> np.ndarray:
     return counts
 
 
-def triggered(card: Card, faces: Iterable[int]) -> bool:
-    """Whether the dice showing ``faces`` trigger ``card``."""
-    return bool(card.tree.test(counts_of(faces))[0])
+def triggered(card: Any, faces: Iterable[int]) -> bool:
+    """Whether the dice showing ``faces`` trigger ``card`` (a card or its condition)."""
+    return bool(getattr(card, "tree", card).test(counts_of(faces))[0])
 
 
 # --- exact odds ----------------------------------------------------------------------------
@@ -378,7 +288,7 @@ def _throws(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     binom = np.zeros((MAX_DICE + 1, MAX_DICE + 1), dtype=np.int64)
     for a in range(MAX_DICE + 1):
         for b in range(a + 1):
-            binom[a, b] = _comb(a, b)
+            binom[a, b] = comb(a, b)
     weight = np.ones(len(counts), dtype=np.int64)
     running = counts[:, 0].copy()
     for f in range(1, 6):
@@ -387,99 +297,24 @@ def _throws(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.ascontiguousarray(counts.T.astype(np.int16)), weight & 0xFFFFFFFF, weight >> 32
 
 
-@lru_cache(maxsize=None)
-def _comb(a: int, b: int) -> int:
-    from math import comb
-
-    return comb(a, b)
-
-
-def trap_odds_exact(card: Card | Condition, n: int) -> Fraction:
-    """The exact probability that n fresh dice trigger the card (enumeration, no sampling)."""
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_DICE:
-        raise ValueError(f"n must be a number of dice from 0 to {MAX_DICE}, saw {n!r}")
-    tree = card.tree if isinstance(card, Card) else card
+def trap_odds_exact(card: Any, n: int) -> Fraction:
+    """The exact probability that n fresh dice trigger the card (a card or its condition),
+    by enumeration, not sampling."""
+    if not whole(n, 0, MAX_DICE):
+        raise DataError(f"n must be a number of dice from 0 to {MAX_DICE}, saw {short(n)}",
+                        f"ダイスの数は0〜{MAX_DICE}です（{short(n)}）")
+    tree = getattr(card, "tree", card)
     counts, low, high = _throws(n)
     hit = tree.test(counts)
     ways = int(low[hit].sum()) + (int(high[hit].sum()) << 32)
     return Fraction(ways, 6**n)
 
 
-def trap_odds(card: Card | Condition, n: int) -> float:
+def trap_odds(card: Any, n: int) -> float:
     """``trap_odds_exact`` as a float (correctly rounded)."""
     return float(trap_odds_exact(card, n))
 
 
-def odds_table(cards: Iterable[Card], max_dice: int = MAX_DICE) -> dict[str, list[float]]:
+def odds_table(cards: Iterable[Any], max_dice: int = MAX_DICE) -> dict[str, list[float]]:
     """``{card id: [P(trigger) for n = 0..max_dice]}`` for each card."""
     return {card.id: [trap_odds(card, n) for n in range(max_dice + 1)] for card in cards}
-
-
-# --- the `dicetable odds` command ------------------------------------------------------
-
-
-def _run_odds(args: Any, out: Any, clock: Any = None) -> int:
-    """`dicetable odds`: the table of exact odds (raises ValueError for bad arguments)."""
-    try:
-        cards = load_deck(args.deck)
-    except CardError as exc:
-        raise ValueError(str(exc)) from None
-    if args.players is not None:
-        cards = tuple(c for c in cards if args.players in c.players)
-    if args.card is not None:
-        cards = tuple(c for c in cards if c.id == args.card)
-        if not cards:
-            known = ", ".join(c.id for c in load_deck(args.deck))
-            raise ValueError(f"no card {args.card!r} in the deck; the cards are {known}")
-    if not 0 <= args.max_dice <= MAX_DICE:
-        raise ValueError(f"--max must be 0..{MAX_DICE}, saw {args.max_dice}")
-    ns = range(args.max_dice + 1)
-    table = {c.id: [trap_odds_exact(c, n) for n in ns] for c in cards}
-    if args.json:
-        payload = {
-            "n": list(ns),
-            "cards": [
-                {**c.as_dict(), "odds": [float(p) for p in table[c.id]], "exact": [str(p) for p in table[c.id]]}
-                for c in cards
-            ],
-        }
-        out.write(json.dumps(payload, ensure_ascii=False) + "\n")
-        return 0
-    _print_odds_table(cards, table, ns, out)
-    return 0
-
-
-def _print_odds_table(cards: Any, table: Any, ns: Any, out: Any) -> None:
-    def print(line: str = "") -> None:
-        out.write(line + "\n")
-
-    for c in cards:
-        print(f"{c.id}  {c.name} ({', '.join(map(str, c.players))} players): {c.condition}")
-    if len(cards) == 1:
-        card = cards[0]
-        print()
-        print(f"{'dice':>4}  {'P(trap)':>8}  exact")
-        for n in ns:
-            p = table[card.id][n]
-            print(f"{n:>4}  {float(p):>8.6f}  {p}")
-        return
-    print()
-    print("Probability that n fresh dice trigger the card:")
-    print("dice " + " ".join(f"{c.id:>6}" for c in cards))
-    for n in ns:
-        print(f"{n:>4} " + " ".join(f"{float(table[c.id][n]):>6.4f}" for c in cards))
-
-
-ODDS = Command(
-    name="odds",
-    help="exact chance that n fresh dice trigger each ALEA trap card",
-    description="Print, for each trap card, the exact probability that n fresh dice (n = 0..25) trigger it.",
-    arguments=(
-        (("--card",), {"help": "only this card id (e.g. T05)"}),
-        (("--players",), {"type": int, "choices": (3, 4, 5), "help": "only the cards used with this many players"}),
-        (("--deck",), {"help": "a deck file instead of the packaged one (same format as engines/data/alea.toml)"}),
-        (("--max",), {"type": int, "default": 25, "dest": "max_dice", "help": "largest number of dice (default 25)"}),
-        (("--json",), {"action": "store_true", "help": "print JSON instead of a table"}),
-    ),
-    run=_run_odds,
-)

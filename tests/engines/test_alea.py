@@ -117,7 +117,7 @@ def test_physical_deck_waits_for_the_host_to_name_each_card():
 
 def test_dealt_deck_refuses_card_events():
     state = game()
-    with pytest.raises(IllegalEvent, match="saw a card event, but the table is waiting for the secret declarations"):
+    with pytest.raises(IllegalEvent, match=r"saw a card event, but the table is waiting for declare: Declare in secret how many dice you will throw \(0-5\)"):
         alea.apply(state, {"type": "card", "card": "X1"})
 
 
@@ -128,9 +128,9 @@ def test_setup_refuses_bad_seats_and_options():
         alea.setup(SEATS + [{"name": "Fu", "colour": "black"}], {}, 0)
     with pytest.raises(SetupError, match=r"unknown option\(s\) \['speed'\]"):
         alea.setup(SEATS[:3], {"speed": 2}, 0)
-    with pytest.raises(SetupError, match="option deck is 'shuffled'"):
+    with pytest.raises(SetupError, match="option 'deck' is 'shuffled'; expected one of \"dealt\", \"physical\""):
         alea.setup(SEATS[:3], {"deck": "shuffled"}, 0)
-    with pytest.raises(SetupError, match="option target is 0"):
+    with pytest.raises(SetupError, match="option 'target' is 0; expected a whole number from 1 to 1000000"):
         alea.setup(SEATS[:3], {"target": 0}, 0)
     with pytest.raises(SetupError, match="options.cards: card Z: 'players'"):
         alea.setup(SEATS[:3], {"cards": [{"id": "Z", "players": [7], "condition": "1"}]}, 0)
@@ -385,7 +385,7 @@ def test_faces_outside_1_to_6_are_refused():
 
 
 def test_throw_while_declarations_are_awaited_is_refused():
-    with pytest.raises(IllegalEvent, match="saw a throw event, but the table is waiting for the secret declarations"):
+    with pytest.raises(IllegalEvent, match="saw a throw event, but the table is waiting for declare: Declare in secret"):
         throw(declare(game(), Aki=1), dice("Aki", 3))
 
 
@@ -479,3 +479,74 @@ def test_expects_describes_each_input_for_pages_that_know_no_game():
     assert value == {"name": "value", "kind": "number", "min": 0, "max": 5, "button": True,
                      "label": {"en": "Dice to throw", "ja": "振るダイスの数"}}
     assert not any(name in declare_input["prompt"]["en"] for name in ("Aki", "Ben", "Cy", "Dee"))
+
+
+# --- bad input: refused in both languages, never a crash ------------------------------------
+
+
+def refused(state: alea.State, event) -> IllegalEvent:
+    with pytest.raises(IllegalEvent) as err:
+        alea.apply(state, event)
+    assert err.value.ja and err.value.ja != err.value.en
+    return err.value
+
+
+def test_declarations_that_are_not_ascii_whole_numbers_are_refused():
+    state = game()
+    for bad in (float("nan"), float("inf"), 2.5, "３", "2", "²"):
+        exc = refused(state, {"type": "declare", "seat": "Aki", "value": bad})
+        assert "a declaration is a whole number from 0 to 5" in exc.en and "0〜5の整数" in exc.ja
+
+
+def test_dice_that_are_not_whole_faces_are_refused():
+    state = declare(game(), Aki=1, Ben=0, Cy=0)
+    for face in (float("nan"), float("inf"), 2.0, "3", None):
+        exc = refused(state, {"type": "throw", "dice": [{"colour": "red", "face": face}]})
+        assert "expected a face from 1 to 6" in exc.en
+
+
+def test_every_list_and_name_an_event_carries_is_bounded():
+    state = declare(game(), Aki=1, Ben=0, Cy=0)
+    exc = refused(state, {"type": "throw", "dice": [["red", 3]] * 61})
+    assert "at most 60" in exc.en
+    exc = refused(state, {"type": "throw", "seat": "Z" * 1_000_000, "dice": dice("Aki", 3)})
+    assert len(exc.en) < 200 and len(exc.ja) < 200  # the name echoed in short
+    physical = alea.setup(SEATS[:3], {"deck": "physical"}, seed=0)
+    for bad in ("T" * 1_000_000, ["T01"], {"id": "T01"}, 1, None):
+        exc = refused(physical, {"type": "card", "card": bad})
+        assert "is not in the 3-player deck" in exc.en and len(exc.en) < 400
+
+
+def test_options_that_are_not_plain_numbers_or_too_big_are_refused():
+    for options, message in [
+        ({"target": float("nan")}, "option 'target' is nan"),
+        ({"target": 10.0}, "option 'target' is 10.0"),
+        ({"target": 1_000_001}, "from 1 to 1000000"),
+        ({"cards": [{"id": f"C{i}", "condition": "1"} for i in range(101)]}, "at most 100"),
+        ({"cards": [{"id": "C", "condition": "total >= ５"}]}, "cannot read"),
+        ({"cards": "T01"}, "give a list of cards"),
+    ]:
+        with pytest.raises(SetupError, match=message) as err:
+            alea.setup(SEATS[:3], options, 0)
+        assert err.value.ja and err.value.ja != err.value.en
+
+
+def test_a_seat_coloured_like_the_any_colour_wildcard_is_refused():
+    with pytest.raises(SetupError, match="has the colour '\\*'"):
+        alea.setup([{"name": "Aki", "colour": "*"}] + SEATS[1:3], {}, 0)
+
+
+def test_only_dice_of_the_groups_own_colours_count_as_its_dice():
+    state = declare(game(), Aki=2, Ben=0, Cy=0)
+    exc = refused(state, {"type": "throw", "dice": dice("Aki", 3) + dice("Ben", 4)})
+    assert exc.en == "expected 2 red dice (Aki's throw), saw 1 red and 1 blue"
+    assert exc.ja == "必要なのはダイス 赤2個（Akiの番）ですが、振られたのは赤1個・青1個でした"
+    exc = refused(state, {"type": "throw", "dice": [{"colour": "*", "face": 3}] * 2})
+    assert "no colour" in exc.en
+
+
+def test_the_end_of_the_game_is_said_in_both_languages():
+    state = five_each(five_each(game(4), 4), 4)
+    state = throw(declare(state, Aki=0, Ben=0, Cy=0, Dee=1), dice("Dee", 3))
+    exc = refused(state, {"type": "declare", "seat": "Aki", "value": 1})
+    assert exc.ja == "ゲームは終わりました（Deeの勝利）。これ以上イベントは受け付けません"

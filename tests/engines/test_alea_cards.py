@@ -10,17 +10,9 @@ from math import comb
 import pytest
 
 from engines import alea_traps
-from engines.alea_traps import (
-    CardError,
-    KINDS,
-    card_from,
-    load_deck,
-    odds_table,
-    parse_condition,
-    trap_odds,
-    trap_odds_exact,
-    triggered,
-)
+from engines.alea_data import card_from, load_deck
+from engines.alea_traps import KINDS, odds_table, parse_condition, trap_odds, trap_odds_exact, triggered
+from engines.core import DataError
 from tests.engines.alea_reference import triggers as triggers_by_hand
 
 
@@ -65,14 +57,14 @@ def test_default_deck_has_at_least_8_cards_for_each_player_count():
         ('id = "B7"\nplayers = [3]\ncondition = "A B C D E F G"', "card B7: .*more than 6 different letters"),
         ('id = "B8"\nplayers = [3]\ncondition = "count(6) > count(6)"', "card B8: .*can never trigger"),
         ('id = "B9"\nplayers = [3]\ncondition = "1 and"', "card B9: cannot read"),
-        ('players = [3]\ncondition = "1 1"', "a card has no 'id'"),
+        ('players = [3]\ncondition = "1 1"', "a card has no usable 'id'"),
         ('id = "B10"\nplayers = [3, 3]\ncondition = "1"', "card B10: 'players' lists a count twice"),
     ],
 )
 def test_malformed_card_is_refused_naming_file_card_and_reason(tmp_path, body, reason):
     path = tmp_path / "deck.toml"
     path.write_text(f'[[card]]\nid = "OK"\nplayers = [3]\ncondition = "1 1"\n\n[[card]]\n{body}\n', encoding="utf-8")
-    with pytest.raises(CardError, match=f"{path}: .*{reason}" if not reason.startswith("a card") else reason) as err:
+    with pytest.raises(DataError, match=f"{path}: .*{reason}" if not reason.startswith("a card") else reason) as err:
         load_deck(path)
     assert str(path) in str(err.value)
 
@@ -80,20 +72,20 @@ def test_malformed_card_is_refused_naming_file_card_and_reason(tmp_path, body, r
 def test_duplicate_card_ids_are_refused(tmp_path):
     path = tmp_path / "deck.toml"
     path.write_text('[[card]]\nid = "A"\nplayers = [3]\ncondition = "1"\n' * 2, encoding="utf-8")
-    with pytest.raises(CardError, match="card A: the id is used twice"):
+    with pytest.raises(DataError, match="card A: the id is used twice"):
         load_deck(path)
 
 
 def test_deck_file_that_is_not_toml_or_has_no_cards_is_refused(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[[card]\n", encoding="utf-8")
-    with pytest.raises(CardError, match="bad.toml: not valid TOML"):
+    with pytest.raises(DataError, match="bad.toml: not valid TOML"):
         load_deck(bad)
     empty = tmp_path / "empty.toml"
     empty.write_text('title = "x"\n', encoding="utf-8")
-    with pytest.raises(CardError, match=r"empty.toml: no cards found; write each card as a \[\[card\]\] table"):
+    with pytest.raises(DataError, match=r"empty.toml: no cards found; write each card as a \[\[card\]\] table"):
         load_deck(empty)
-    with pytest.raises(CardError, match="cannot read the data file"):
+    with pytest.raises(DataError, match="cannot read the data file"):
         load_deck(tmp_path / "missing.toml")
 
 
@@ -202,3 +194,42 @@ def test_conditions_read_lower_case_letters_and_other_spellings():
     assert triggered(card("total ≥ 12"), [6, 6])
     assert triggered(card("count(3) = 2/4"), [3, 3]) and not triggered(card("count(3) = 2/4"), [3])
     assert triggered(card("?(2,3,4)>=2 AND count(6)>count(1)"), [2, 3, 6])
+
+
+# --- bounds, ASCII digits and both languages ----------------------------------------------------
+
+
+@pytest.mark.parametrize("condition", ["total >= ３０", "count(3) == ²", "? (2,3) >= ①", "count(3) == ٣", "１ 1 1"])
+def test_conditions_read_ascii_digits_only(condition):
+    with pytest.raises(DataError, match="cannot read") as err:
+        parse_condition(condition)
+    assert "読めません" in err.value.ja
+
+
+def test_card_data_errors_say_what_is_wrong_in_both_languages():
+    cases = [
+        ({"id": "X", "condition": "1 " * 150}, "longer than 200 characters"),
+        ({"id": "X" * 41, "condition": "1"}, "no usable 'id'"),
+        ({"id": "X", "name": "n" * 81, "condition": "1"}, "at most 80 characters"),
+        ({"id": "X", "players": [3, float("nan")], "condition": "1"}, "'players' must be a list"),
+        ({"id": "X", "players": [3.0], "condition": "1"}, "'players' must be a list"),
+        ({"id": "X", "condition": "count(3) == 26"}, "more than 25 dice"),
+    ]
+    for raw, message in cases:
+        with pytest.raises(DataError, match=message) as err:
+            card_from(raw, default_players=(3, 4, 5))
+        assert err.value.ja and err.value.ja != err.value.en
+
+
+def test_a_deck_holds_at_most_100_cards():
+    from engines.alea_data import cards_from
+
+    with pytest.raises(DataError, match="a deck holds at most 100") as err:
+        cards_from([{"id": f"C{i}", "players": [3], "condition": "1"} for i in range(101)])
+    assert "100枚まで" in err.value.ja
+
+
+def test_odds_of_too_many_dice_are_refused_in_both_languages():
+    with pytest.raises(DataError) as err:
+        trap_odds_exact(card("1"), float("nan"))
+    assert "0〜25" in err.value.ja

@@ -1,0 +1,105 @@
+"""Every game's pages as a phone at the table sees them: 390x844, in Japanese and English.
+
+Each game is played some random steps through the table; then its status page, the page of
+the seat due and the host page must fit the phone's width (no horizontal scroll), the
+Japanese pages must show no English words apart from names, dice colours and a few fixed
+names (LED, QR, the game titles), no script error may happen, and axe-core (from npm, run
+by .ci/browser) must find nothing serious or critical. Screenshots of every page are kept
+in build/screenshots/ as the test's artefacts.
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import engines
+from tests.pi.conftest import BROWSER_MARKS
+from tests.pi.test_games import random_step
+
+pytestmark = [*BROWSER_MARKS, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "build" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = ROOT / "build" / "screenshots"
+NAMES = ["Aki", "Ben", "Chie", "Dai"]
+COLOURS = ["red", "blue", "green", "yellow"]
+ENGLISH = re.compile(r"[A-Za-z]{3,}")
+# Words the Japanese page may show in Latin letters: seat names, dice colours, the product
+# and the English game titles, units of the hardware.
+ALLOWED = set(NAMES) | {"dicetable", "English", "LED", "QR", "FLYING", "DWARVES", "ALEA", "PIN"} | {
+    "red", "blue", "green", "yellow", "white", "black", "orange", "purple", "pink", "clear"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    from gpiozero.pins.mock import MockFactory
+
+    from pi import config as config_module
+    from pi.appliance import build
+
+    base = config_module.load(None)
+    config = dataclasses.replace(base, data_dir=tmp_path_factory.mktemp("data"), seats=base.seats[:4],
+                                 host_pin="4821", language="en")
+    app = build(config, demo=True, pin_factory=MockFactory(), animate=False)
+    port = app.serve_in_thread("127.0.0.1", 0)
+    try:
+        yield app, f"http://127.0.0.1:{port}"
+    finally:
+        app.close()
+
+
+def _check(page, name: str, lang: str, problems: list[str]) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{lang}.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > 390:
+        problems.append(f"{name} ({lang}) is {width} px wide on a 390 px phone")
+    if lang == "ja":
+        text = page.evaluate("document.querySelector('main').innerText")
+        english = sorted(set(ENGLISH.findall(text)) - ALLOWED)
+        if english:
+            problems.append(f"{name} (ja) shows English: {english[:12]}")
+    if AXE.exists():
+        page.add_script_tag(path=str(AXE))
+        found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => v.id + ': ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))""")
+        problems.extend(f"{name} ({lang}) axe {v}" for v in found)
+
+
+@pytest.mark.parametrize("game", engines.GAMES)
+def test_every_page_fits_a_phone_in_both_languages(game, served, browser):
+    app, root = served
+    engine = engines.load(game)
+    n = max(engine.MIN_SEATS, min(4 if game == "chiritsumo" else 3, engine.MAX_SEATS))
+    seats = [{"name": s, "colour": c} for s, c in zip(NAMES, COLOURS)][:n]
+    assert app.table.start_game(game, seats, {}, seed=7)["ok"]
+    rng = random.Random(3)
+    for _ in range(10):
+        if not random_step(app.table, rng):
+            break
+    expects = app.table.expects_now() or {"inputs": []}
+    due = [s for i in expects["inputs"] for s in i["seats"]] or [seats[0]["name"]]
+    token = app.table.record.tokens[due[0]]
+    problems: list[str] = []
+    for lang in ("ja", "en"):
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      locale="ja-JP" if lang == "ja" else "en-US")
+        context.add_cookies([{"name": "lang", "value": lang, "url": root}])
+        page = context.new_page()
+        page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+        page.goto(root + "/")
+        _check(page, f"{game}-status", lang, problems)
+        page.goto(f"{root}/seat/{token}")
+        _check(page, f"{game}-seat", lang, problems)
+        page.goto(root + "/host")
+        page.fill("input[name=pin]", app.config.host_pin)
+        page.click("#login-form button[type=submit]")
+        page.wait_for_selector("#seat-links")
+        _check(page, f"{game}-host", lang, problems)
+        context.close()
+    assert not problems, "\n".join(problems)

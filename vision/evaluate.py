@@ -1,13 +1,14 @@
-"""Scoring dice readings against labelled photos (the shared folder format).
+"""Scoring dice readings against labelled photos (the labelled folder format below).
 
-`score()` follows /work/shared/tools/score_dice.py exactly: greedy matching by confidence,
-class-agnostic; a detection matches a labelled die when each box holds the other's centre,
-the best overlap first; `end_to_end` = correctly read dice / max(labelled, detected).
+`score()` reproduces the score definition of the dice-scoring tool (`score_dice.py`)
+exactly: greedy matching by confidence, class-agnostic; a detection matches a labelled
+die when each box holds the other's centre, the best overlap first; `end_to_end` =
+correctly read dice / max(labelled, detected).
 
 Labelled folder: images plus `annotations.json`
 `{"<file>": {"width": W, "height": H, "dice": [[x0, y0, x1, y1, face], ...]}}`; a die
 may carry a sixth number, its sides (6, 10 or 20; 6 when absent). A die is read right
-when its face and its sides are (a detection without "sides" is a d6); the shared scorer
+when its face and its sides are (a detection without "sides" is a d6); score_dice.py
 compares faces only, so on d6-only sets both agree. `sides_confused` counts the matched
 dice taken for another kind of die; `by_sides` gives, for each kind of labelled die, how
 many there are, how many were found and how many read right.
@@ -153,7 +154,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(
         prog="python -m vision.evaluate",
         description="Print the annotations of one part of a labelled folder (e.g. the validation "
-                    "images, as ground truth for /work/shared/tools/score_dice.py).")
+                    "images, as ground truth for the dice-scoring tool score_dice.py).")
     ap.add_argument("folder")
     ap.add_argument("--split", choices=["all", "train", "val"], default="val")
     ap.add_argument("--val-every", type=int, default=5)

@@ -21,11 +21,21 @@ from pi.web import i18n
 log = logging.getLogger(__name__)
 
 
-def glossary(game: str) -> dict[str, dict[str, str]]:
-    """A game's glossary (``engine.GLOSSARY``), term -> ``{"en", "ja"}``."""
+def engine_of(game: str) -> Any:
+    """A game's engine module, loaded as the table loads it."""
+    from flask import current_app
+
+    table = current_app.extensions.get("table")
+    if table is not None:
+        return table.engine_loader(game)
     import engines
 
-    return engines.load(game).GLOSSARY
+    return engines.load(game)
+
+
+def glossary(game: str) -> dict[str, dict[str, str]]:
+    """A game's glossary (``engine.GLOSSARY``), term -> ``{"en", "ja"}``."""
+    return engine_of(game).GLOSSARY
 
 
 #: What a game uses at the table, when its engine does not say (``engine.USES``): dice under
@@ -37,9 +47,7 @@ def game_uses(game: str | None) -> frozenset[str]:
     """What the pages show for ``game``: only the parts it uses (``engine.USES``)."""
     if not game:
         return frozenset()
-    import engines
-
-    return frozenset(getattr(engines.load(game), "USES", USES_ALL))
+    return frozenset(getattr(engine_of(game), "USES", USES_ALL))
 
 
 def _secret_key(table: Any) -> str:

@@ -95,8 +95,8 @@ def faces(token: str):
     if request.is_json:
         typed = json_object().get("faces")
         typed = typed if isinstance(typed, list) else []
-    else:
-        typed = request.form.getlist("face")
+    else:  # one tapped face per die, "face.0", "face.1", ... in the order asked
+        typed = [request.form.get(f"face.{k}", "") for k in range(len(table_of().snapshot(seat)["to_type"]))]
     return _answer(table_of().type_faces(seat, typed), token)
 
 

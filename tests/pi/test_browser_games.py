@@ -124,8 +124,8 @@ class Table:
             if waiting:
                 for seat in waiting:
                     page = self.phone(seat)
-                    for i, field in enumerate(page.locator("#form-faces input[name=face]").all()):
-                        field.fill(str(1 + (i + len(seat)) % 9))
+                    for i, field in enumerate(page.locator("#form-faces fieldset").all()):
+                        field.locator("label.value", has_text=str(1 + (i + len(seat)) % 9)).first.click()
                     page.locator("#send-faces").click()
                 break
             if self.table.snapshot()["prompt"] and self.table.demo.pending:

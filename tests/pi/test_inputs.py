@@ -198,7 +198,7 @@ def test_dice_the_camera_cannot_read_are_typed_by_their_owner(panel_and_table, c
     assert client.post(f"/seat/{table.record.tokens['Ben']}/faces", json={"faces": [3]}).status_code == 409
     refused = client.post(f"{aki}/faces", json={"faces": [10]})
     assert refused.status_code == 409 and "0 to 9" in refused.json["error"]["en"]
-    assert client.post(f"{aki}/faces", data={"face": "0"}).status_code == 302
+    assert client.post(f"{aki}/faces", data={"face.0": "0"}).status_code == 302  # tapped on the pad
     assert table.store.events(table.record.id)[-1]["dice"] == [
         {"colour": "red", "face": 2}, {"colour": "blue", "face": 5}, {"colour": "green", "face": 6},
         {"colour": "red", "face": 0, "sides": 10}]

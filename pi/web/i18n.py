@@ -59,6 +59,7 @@ STRINGS: dict[str, dict[str, str]] = {
                    "ja": "カメラが読めないダイスの目を入力（d10は0〜9）"},
     "yes": {"en": "yes", "ja": "はい"},
     "no": {"en": "no", "ja": "いいえ"},
+    "rules_link": {"en": "Rules", "ja": "ルール"},
     "for_seat": {"en": "For {seat}", "ja": "{seat}の分"},
     "camera_reads": {"en": "The camera reads them when it can.", "ja": "読めるときはカメラが読み取ります。"},
     "camera_saw": {"en": "The camera saw", "ja": "カメラの読み"},

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, g, render_template, url_for
+from flask import Blueprint, abort, g, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from pi.web import i18n
@@ -67,15 +68,15 @@ def to_html(text: str) -> Markup:
     html: list[str] = []
     para: list[str] = []
     items: list[str] = []
-    kind = ""  # the open list's tag
+    kind, start = "", ""  # the open list's tag and its first number
 
     def close() -> None:
-        nonlocal kind
         if para:
             html.append(f"<p>{_inline(' '.join(para))}</p>")
             para.clear()
         if items:
-            html.append(f"<{kind}>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + f"</{kind}>")
+            opening = f'<ol start="{start}">' if kind == "ol" and start != "1" else f"<{kind}>"
+            html.append(opening + "".join(f"<li>{_inline(i)}</li>" for i in items) + f"</{kind}>")
             items.clear()
 
     for raw in text.splitlines():
@@ -91,7 +92,8 @@ def to_html(text: str) -> Markup:
             tag = "ul" if item.group(1) == "-" else "ol"
             if para or tag != kind:
                 close()
-            kind = tag
+            if not items:
+                kind, start = tag, item.group(1).rstrip(".")
             items.append(item.group(2))
         elif items and raw[:1].isspace():
             items[-1] += " " + line
@@ -111,7 +113,15 @@ def page(game: str):
     text = halves(path.read_text(encoding="utf-8"))
     half = text.get(g.lang) or text["en"]
     title = half.splitlines()[0].removeprefix("# ")
-    return render_template("rules.html", title=title, body=to_html(half))
+    return render_template("rules.html", title=title, body=to_html(half), back=back_url())
+
+
+def back_url() -> str:
+    """The page of this table that linked here (a seat's own page), else the table's page."""
+    came_from = urlsplit(request.referrer or "")
+    if came_from.netloc == request.host and came_from.path not in ("", request.path):
+        return came_from.path
+    return url_for("status.index")
 
 
 @bp.app_template_global()

@@ -74,6 +74,19 @@ def test_a_game_without_rules_is_a_404_page_in_the_pages_language(client, game, 
     assert "Traceback" not in html
 
 
+@pytest.mark.parametrize("referrer, back", [
+    ("http://localhost/seat/tok3n", "/seat/tok3n"),   # a seat's own page: back to it
+    ("http://localhost/", "/"),
+    ("http://localhost/rules/alea", "/"),             # itself (after the language switch)
+    ("http://elsewhere.example/seat/x", "/"),          # another site: the table's page
+    (None, "/"),
+])
+def test_back_leads_to_the_page_of_this_table_that_linked_here(client, referrer, back):
+    headers = {"Referer": referrer} if referrer else {}
+    html = client.get("/rules/alea", headers=headers).get_data(as_text=True)
+    assert f'id="back" href="{back}"' in html
+
+
 def test_rules_url_links_only_games_with_rules(table, config):
     app = create_app(table, config, {"TESTING": True})
     with app.test_request_context():

@@ -24,7 +24,7 @@ bp = Blueprint("history", __name__)
 def finished_games() -> list[dict[str, Any]]:
     """Every ended game with its final scores and winners (replayed once, then cached)."""
     import engines
-    from pi.table import title
+    from pi.snapshots import title
 
     table = table_of()
     cache: dict[int, dict[str, Any]] = current_app.extensions.setdefault("finished_games", {})

@@ -100,7 +100,7 @@ def page():
 def playable_games() -> dict[str, dict[str, str]]:
     """Every game whose engine exists, in ``engines.GAMES`` order, with its title."""
     import engines
-    from pi.table import title
+    from pi.snapshots import title
 
     out = {}
     for name in engines.GAMES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi.table import forced_event
+from pi.lifecycle import forced_event
 from tests.pi.relay import relay_table
 
 TAKE = {"type": "take", "seats": ["Ben"], "secret": False, "prompt": {"en": "-", "ja": "-"},

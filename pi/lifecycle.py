@@ -1,0 +1,253 @@
+"""The game's life cycle at the table: start, resume after a restart, end, undo, and the
+forced moves the table sends by itself.
+
+A game is its seats, options, seed and event list (ARCHITECTURE.md): the state is rebuilt
+by replaying the stored events (``engines.replay``). Every accepted event goes through
+``apply``: the engine checks it, the store commits it, and then the forced moves that
+follow are sent (a move with nothing to choose; ``forced_event``).
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from pi import inputs
+from pi.words import Result, error, no_game, ok, refused
+
+log = logging.getLogger(__name__)
+
+#: Forced moves in a row after one change, at most (a game that keeps forcing is a bug).
+MAX_FORCED = 200
+
+
+@dataclass
+class GameRecord:
+    """The current game as the store keeps it: what ``setup`` needs, and the seat links."""
+
+    id: Any
+    game: str
+    seats: list[dict[str, str]]
+    options: dict[str, Any]
+    seed: int
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        """Everything but the seat tokens (those are the seats' private links)."""
+        return {"id": self.id, "game": self.game, "seats": self.seats, "options": self.options}
+
+
+class Lifecycle:
+    """The life cycle of ``table``'s game (a ``pi.table.Table``: its ``record``, ``engine``
+    and ``state``, its store and its lock)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def start(self, game: str, seats: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None,
+              seed: int | None = None) -> Result:
+        """Set up a new game (ending any unfinished one) and store it."""
+        table = self.table
+        try:
+            engine = table.engine_loader(game)
+        except (ValueError, NotImplementedError) as exc:
+            return error(str(exc), f"このゲームはまだ遊べません: {exc}")
+        seats, problem = table.seats_with_buttons(seats)
+        if problem is not None:
+            return problem
+        options = dict(options or {})
+        seed = secrets.randbits(31) if seed is None else int(seed)
+        try:
+            state = engine.setup(engine_seats(seats), dict(options), seed)
+        except ValueError as exc:  # SetupError
+            return error(str(exc), f"ゲームを始められません: {exc}")
+        with table._lock:
+            if table.record is not None:
+                self._end_stored()
+            game_id = table.store.new_game(game, seats, options, seed)
+            table.record = GameRecord(game_id, game, seats, options, seed, table.links(game_id, seats))
+            table.engine, table.state = engine, state
+            table.clear_round()
+            self.force()
+        table.after_change()
+        log.info("started %s game %s with %s", game, game_id, ", ".join(s["name"] for s in seats))
+        return ok(game_id=game_id)
+
+    def resume(self) -> bool:
+        """Bring back the store's unfinished game, replaying its events; True if there was one."""
+        table = self.table
+        found = table.store.unfinished()
+        if not found:
+            return False
+        seats = [dict(s) for s in found.seats]
+        record = GameRecord(found.id, found.game, seats, dict(found.options or {}), int(found.seed),
+                            table.links(found.id, seats))
+        try:
+            engine = table.engine_loader(record.game)
+            state = replay(engine, record, table.store.events(record.id))
+        except ValueError as exc:  # an engine that no longer accepts the stored events
+            log.error("cannot resume %s game %s: %s; the host can start a new game", record.game, record.id, exc)
+            return False
+        with table._lock:
+            table.record, table.engine, table.state = record, engine, state
+            table.clear_round()
+            self.force()
+        table.after_change()
+        log.info("resumed %s game %s", record.game, record.id)
+        return True
+
+    def end(self) -> Result:
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            self._end_stored()
+            table.record, table.engine, table.state = None, None, None
+            table.clear_round()
+        table.after_change()
+        return ok()
+
+    def _end_stored(self) -> None:
+        table = self.table
+        winners = table.engine.expects(table.state).get("winners") or []
+        table.store.end_game(table.record.id, ", ".join(winners) or None)
+
+    def undo(self) -> Result:
+        """Take back the last action of a player or the host, with the forced moves that
+        followed it (the store keeps them as undone; the state is replayed). A forced move
+        alone is never undone: the table would only send it again."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            events = table.store.events(table.record.id)
+            forced = self._forced_flags(events)
+            last = len(events)
+            while last and forced[last - 1]:
+                last -= 1
+            if not last:
+                return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
+            table.store.undo_last(table.record.id, len(events) - last + 1)
+            table.state = self.replay(events[:last - 1])
+            table.clear_round()
+        table.after_change()
+        return ok(forced=len(events) - last)
+
+    def _forced_flags(self, events: Sequence[Mapping[str, Any]]) -> list[bool]:
+        """For each event of the game, whether it was a forced move when it was applied."""
+        engine = self.table.engine
+        state = self.replay([])
+        flags = []
+        for event in events:
+            flags.append(forced_event(engine.expects(state)) == dict(event))
+            state = engine.apply(state, dict(event))
+        return flags
+
+    def replay(self, events: Sequence[Mapping[str, Any]]) -> Any:
+        """The state of the table's game after ``events``."""
+        return replay(self.table.engine, self.table.record, events)
+
+    # ------------------------------------------------------------------ every event
+
+    def apply(self, event: dict[str, Any]) -> Result:
+        """Engine check, then commit; then the forced moves that follow. Call with the
+        table's lock held."""
+        result = self._commit(event)
+        if result["ok"]:
+            self.force()
+        return result
+
+    def force(self) -> None:
+        """Send every forced move the game now waits for (one can lead to another)."""
+        table = self.table
+        for _ in range(MAX_FORCED):
+            event = forced_event(table.engine.expects(table.state))
+            if event is None:
+                return
+            result = self._commit(event)
+            if not result["ok"]:  # an engine that refuses the one move it offers
+                log.error("the game refused its forced move %s: %s", event, result["error"]["en"])
+                return
+            log.info("forced %s for %s: nothing to choose", event["type"], event["seat"])
+        log.error("more than %d forced moves in a row; the table waits for the host", MAX_FORCED)
+
+    def _commit(self, event: dict[str, Any]) -> Result:
+        """Engine check, then commit. Call with the table's lock held."""
+        from engines import IllegalEvent
+
+        table = self.table
+        try:
+            state = table.engine.apply(table.state, event)
+        except IllegalEvent as exc:
+            result = refused(str(exc), getattr(exc, "ja", None))
+            problems = getattr(exc, "problems", None)
+            if problems and event.get("seat"):
+                # A refused layout: the seat's own page draws it with the offending places.
+                layout = next((v for v in event.values() if isinstance(v, list) and v and isinstance(v[0], list)), None)
+                table.notes[event["seat"]] = {**result["error"], "problems": problems, "layout": layout}
+            return result
+        try:
+            table.store.append(table.record.id, event)
+        except Exception as exc:  # a full or failing disk: nothing changes
+            log.exception("could not store an event")
+            return error(f"The event could not be saved ({exc}); nothing changed. Check the data folder.",
+                         f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
+        table.state = state
+        table.throws.pending = None
+        if "dice" in event:
+            table.demo.forget()
+        return ok()
+
+
+def forced_event(expects: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The event the table sends by itself when the game waits on one seat only, for one
+    input that leaves it nothing to choose (ARCHITECTURE.md: a forced move): the only
+    input, not secret, for exactly one seat, not a throw (a player's physical action), and
+    each field has exactly one possible value. None otherwise."""
+    found = inputs.inputs(expects)
+    if len(found) != 1:
+        return None
+    (inp,) = found
+    seats = inp.get("seats") or []
+    if inp.get("secret") or inp.get("together") or len(seats) != 1 or inputs.dice_field(inp):
+        return None
+    values = {}
+    for f in inp.get("fields", []):
+        possible = _possible_values(f, seats[0])
+        if possible is None or len(possible) != 1:
+            return None
+        values[f["name"]] = possible[0]
+    return inputs.event_from_values(inp, seats[0], values)
+
+
+def _possible_values(f: Mapping[str, Any], seat: str) -> list[Any] | None:
+    """The values ``seat`` may give field ``f``, or enough of them to tell one from many
+    (a choice's options, a number's range or its ``only`` values for the seat); None for a
+    field whose values are open (dice, lists, text, yes or no)."""
+    if f.get("kind") == "choice":
+        return [o.get("value") for o in f.get("options", [])]
+    if f.get("kind") == "number":
+        lo, hi = int(f["min"]), int(f["max"])
+        only = (f.get("only") or {}).get(seat)
+        return [v for v in only if lo <= v <= hi] if only is not None else list(range(lo, min(hi, lo + 1) + 1))
+    return None
+
+
+def replay(engine: Any, record: GameRecord, events: Sequence[Mapping[str, Any]]) -> Any:
+    """The state of ``record``'s game after ``events`` (``engines.replay``); ValueError
+    naming the first event the engine refuses."""
+    from engines import replay as engine_replay
+
+    state, steps = engine_replay(engine, engine_seats(record.seats), record.options, record.seed,
+                                 [dict(e) for e in events])
+    refused_step = next((s for s in steps if not s.accepted), None)
+    if refused_step is not None:
+        raise ValueError(f"the game refuses its stored event {refused_step.event}: {refused_step.error}")
+    return state
+
+
+def engine_seats(seats: Sequence[Mapping[str, str]]) -> list[Any]:
+    from engines import Seat
+
+    return [Seat(s["name"], s["colour"]) for s in seats]

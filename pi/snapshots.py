@@ -1,0 +1,86 @@
+"""What a page shows of the table: the engine's view (public, or a seat's own), what the
+game waits for in words, and the table's extras (camera, prompts, the last throw, LEDs).
+
+Never anyone's secret choice, nor who has chosen, before the reveal: the inputs shown are
+the public ones (``engines.core.public``), plus the seat's own.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Mapping
+
+from engines.core import public
+from pi import inputs
+
+
+def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
+    """The snapshot of ``table`` (a ``pi.table.Table``) for the status page and the host
+    page (``seat`` None) or ``seat``'s own page."""
+    throws = table.throws
+    with table._lock:
+        view = table.engine.view(table.state, seat) if table.state is not None else None
+        expects = table.expects_now()
+        shown = inputs.inputs(public(expects)) if expects is not None else []
+        # A seat's own secret input names only that seat, never who else still chooses.
+        mine = [dict(i, seats=[seat]) if i.get("secret") else i
+                for i in inputs.for_seat(expects, seat)] if seat is not None else []
+        to_type = (throws.pending or {}).get("missing", {}).get(seat, []) if seat is not None else []
+        snap: dict[str, Any] = {
+            "game": table.record.public() if table.record else None,
+            "title": title(table.engine, table.record.game) if table.record else None,
+            "view": view,
+            "due": due_words(expects, seat),
+            "inputs": shown,
+            "my_inputs": mine,
+            "forms": inputs.signature(mine if seat is not None else inputs.for_host(expects))
+            + ("|faces" if to_type else ""),
+            "secret_open": any(i.get("secret") for i in shown),
+            "over": expects is not None and not shown,
+            "camera": table.camera.health(),
+            "last_roll": [d.as_dict() for d in throws.last_roll] if throws.last_roll is not None else None,
+            "prompt": throws.prompt,
+            "demo_pending": table.demo.pending,
+            "claimable": throws.claimable(expects, seat),
+            "to_type": [{"colour": c, "sides": sd} for c, sd in to_type],
+            "warning": table.warning,
+            "note": table.notes.get(seat) if seat is not None else None,
+            "seats": table.page_seats(),
+        }
+    snap["leds"] = table.buttons.leds(seat)
+    # The version a page sees changes only when what it shows changes: a counter would
+    # tell an observer that something happened (a seat locking its secret choice).
+    snap["version"] = hashlib.sha256(json.dumps(snap, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return snap
+
+
+def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, str]:
+    """What the table waits for, in words; a secret choice never says who still chooses."""
+    if expects is None:
+        return {"en": "No game yet: the host starts one on the host page.",
+                "ja": "ゲームはまだ始まっていません。ホスト画面から開始してください。"}
+    items = inputs.inputs(expects)
+    if not items:
+        winners = expects.get("winners") or []
+        if winners:
+            return {"en": f"Game over: {', '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}.",
+                    "ja": f"ゲーム終了: {'、'.join(winners)}の勝ち。"}
+        return {"en": "Game over.", "ja": "ゲーム終了。"}
+    en: list[str] = []
+    ja: list[str] = []
+    for inp in items:
+        if inp.get("secret") and seat not in inp.get("seats", []):
+            line = {"en": "Secret choice: every seat chooses on its button or seat page; nothing is shown "
+                          "until all have chosen.",
+                    "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。全員が選ぶまで何も表示されません。"}
+        else:
+            line = inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))}
+        if line["en"] not in en:
+            en.append(line["en"])
+            ja.append(line.get("ja") or line["en"])
+    return {"en": " / ".join(en), "ja": " / ".join(ja)}
+
+
+def title(engine: Any, name: str) -> dict[str, str]:
+    """A game's name for the pages (the engine's ``TITLE``)."""
+    return dict(getattr(engine, "TITLE", None) or {"en": name, "ja": name})

@@ -1,0 +1,400 @@
+"""Turning dice into the throw the game waits for: a settled roll of the camera (which dice
+are new, which were picked up and thrown again, whose throw it is when several seats may
+throw), dice the camera cannot read typed by their owners, a layout read from the camera,
+and throws typed or corrected by hand.
+
+It knows no game: the throw inputs of ``expects`` say which dice a throw must show and
+which dice of a roll it takes (``camera``: new, all, rethrown). Every throw reaches the
+game through ``table.apply``; this module keeps what the pages show of the dice.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from pi import inputs
+from pi.inputs import InputError
+from pi.words import Result, error, no_game, ok, refused
+
+log = logging.getLogger(__name__)
+
+# Settled-roll statuses (vision.settle): the die was not on the table before, was moved, or
+# lay still since the last settled roll.
+NEW, RETHROWN, STILL = "new", "rethrown", "still"
+
+
+@dataclass
+class RollDie:
+    """One die of a settled roll as the table keeps it (JSON-able through ``as_dict``)."""
+
+    id: Any
+    colour: str | None
+    face: int
+    box: tuple[float, float, float, float]
+    confidence: float
+    status: str
+    cocked: bool
+    sides: int = 6
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {
+            "id": self.id,
+            "colour": self.colour,
+            "face": self.face,
+            "box": [round(float(v), 1) for v in self.box],
+            "confidence": round(float(self.confidence), 3),
+            "status": self.status,
+            "cocked": self.cocked,
+        }
+        if self.sides != 6:
+            out["sides"] = self.sides
+        return out
+
+
+class Throws:
+    """The dice side of ``table`` (a ``pi.table.Table``); every method that changes
+    something is called with the table's lock held, or takes it."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.last_roll: list[RollDie] | None = None  # the camera's last settled roll
+        self.last_roll_frame: Any = None
+        self.prompt: dict[str, str] | None = None  # why the last roll was not applied
+        self.prompt_dice: list[dict[str, Any]] = []  # the readable dice of that roll
+        self.accepted_ids: set[Any] = set()  # dice of this round already taken in
+        # A throw whose d6 the camera read while the dice it cannot read (d10, d20) are
+        # still to be typed by their owners: {"input", "dice", "missing": {seat: [(colour, sides)]}}.
+        self.pending: dict[str, Any] | None = None
+        # Several seats may throw at once with dice alike: the seat that claimed the next
+        # roll, and a roll waiting for its thrower.
+        self.claimed: str | None = None
+        self.unclaimed: tuple[list[RollDie], Mapping[Any, RollDie]] | None = None
+
+    def forget(self) -> None:
+        """A new game, an undo or a restart: nothing of this round is waiting any more."""
+        self.prompt = None
+        self.pending = None
+        self.claimed, self.unclaimed = None, None
+        self.accepted_ids = set()
+
+    def applied_by_hand(self) -> None:
+        """A throw was typed: the dice now on the table were taken in by hand, so later new
+        dice are the ones the camera has not seen yet."""
+        self.prompt = None
+        if self.last_roll:
+            self.accepted_ids |= {d.id for d in self.last_roll}
+        self.round_over_check()
+
+    # ------------------------------------------------------------------ the camera
+
+    def settled_roll(self, roll: Any, frame: Any = None) -> Result:
+        """A settled roll from vision: kept for statistics, shown, and (when the game
+        waits for a throw and the dice fit) turned into that throw's event."""
+        table = self.table
+        dice = [roll_die(d) for d in getattr(roll, "dice", roll)]
+        with table._lock:
+            before = {d.id: d for d in self.last_roll or []}
+            self.last_roll, self.last_roll_frame = dice, frame
+            game_id = table.record.id if table.record else None
+            try:
+                table.store.record_roll(game_id, [d.as_dict() for d in dice], source="camera")
+            except Exception as exc:  # statistics must never stop the game
+                log.warning("could not record a roll: %s", exc)
+            result = self._roll_to_throw(dice, before)
+        table.after_change()
+        return result
+
+    def _roll_to_throw(self, dice: list[RollDie], before: Mapping[Any, RollDie]) -> Result:
+        table = self.table
+        throws = inputs.throw_inputs(table.expects_now())
+        if not throws or not dice:
+            return ok(applied=False)
+        rethrown = [d for d in dice if d.status == RETHROWN and d.id in self.accepted_ids]
+        inp = next((i for i in throws if i.get("camera") == "rethrown"), None) if rethrown else None
+        if inp is None:
+            throwers = _throwers(throws)
+            if len(throwers) > 1:  # several seats may throw now: whose dice are these?
+                if self.claimed not in {seat for _, seat in throwers}:
+                    self.unclaimed = (dice, before)
+                    who = [seat for _, seat in throwers]
+                    self.prompt = {
+                        "en": f"Several seats may throw now ({', '.join(who)}): the thrower taps "
+                              "\"This was my throw\" on their seat page.",
+                        "ja": f"いま振れる席が複数あります（{'、'.join(who)}）。振った人は自分の席のページで"
+                              "「自分の振り」を押してください。",
+                    }
+                    return ok(applied=False, waiting=who)
+                inp = next(dict(i, seats=[seat]) for i, seat in throwers if seat == self.claimed)
+            elif throwers:
+                inp = throwers[0][0]
+        if inp is None:
+            return ok(applied=False)
+        self.unclaimed, self.claimed = None, None
+        mode = inp.get("camera", "new")
+        if mode == "all":
+            chosen = dice
+        elif mode == "rethrown":
+            chosen = rethrown
+        else:
+            chosen = [d for d in dice if d.id not in self.accepted_ids and d.status != STILL] or [
+                d for d in dice if d.id not in self.accepted_ids]
+        self.prompt_dice = [inputs.die_dict(d) for d in chosen if inputs.readable(d)]
+        if getattr(table.camera.detector, "reads_sides", False):
+            chosen, unread = inputs.unsure_part(inp, chosen)  # d10/d20 it is unsure of are typed
+        else:
+            unread = inputs.unread_part(inp)
+        if unread:
+            return self._camera_part(inp, chosen, unread)
+        problem = inputs.dice_problem(inp, chosen)
+        if problem is None:
+            try:
+                event = inputs.camera_event(inp, chosen, before, table.seat_colours())
+            except InputError as exc:
+                problem = exc.message
+        if problem is not None:
+            self.prompt = problem
+            return {"ok": False, "error": problem}
+        result = table.apply(event)
+        if not result["ok"]:
+            self.prompt = result["error"]
+            return result
+        self.prompt = None
+        if mode == "all":
+            self.accepted_ids = {d.id for d in dice}
+        else:
+            self.accepted_ids |= {d.id for d in chosen}
+        self.round_over_check()
+        return result
+
+    def claim(self, seat: str) -> Result:
+        """``seat`` says the dice on the tray (or the next ones) are its throw, when several
+        seats may throw at once and their dice look alike."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            throwers = {s for _, s in _throwers(inputs.throw_inputs(table.expects_now()))}
+            if seat not in throwers:
+                return error("You have no throw to make now.", "いまあなたが振る番ではありません。")
+            self.claimed = seat
+            pending, self.unclaimed = self.unclaimed, None
+            result = self._roll_to_throw(*pending) if pending else ok(applied=False)
+        table.after_change()
+        return result
+
+    def claimable(self, expects: Mapping[str, Any] | None, seat: str | None) -> bool:
+        """Whether ``seat`` may say "this was my throw" (several seats may throw now)."""
+        throwers = _throwers(inputs.throw_inputs(expects))
+        return seat is not None and len(throwers) > 1 and seat in {t for _, t in throwers}
+
+    def read_layout(self, seat: str) -> Result:
+        """``seat``'s dice laid flat under the camera (the last settled roll), placed on the
+        grid of its input's ``layout`` field (e.g. a pyramid's rows), sent as that input."""
+        from vision.grid import LayoutError, place_rows
+
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            found = [(i, f) for i in inputs.for_seat(table.expects_now(), seat)
+                     for f in i.get("fields", []) if f.get("kind") == "layout"]
+            if not found:
+                return error("The game is not waiting for a layout from you.", "いまはあなたの配置を待っていません。")
+            inp, field = found[0]
+            dice = [d for d in self.last_roll or [] if inputs.readable(d)]
+            unread = len(self.last_roll or []) - len(dice)
+            if unread:
+                return error(f"The camera cannot read {unread} of the dice (cocked?); straighten them and try again.",
+                             f"カメラが{unread}個のダイスを読めません（傾いている？）。直してからもう一度押してください。")
+            try:
+                placed = place_rows(dice, tuple(field.get("rows", ())))
+            except LayoutError as exc:
+                return error(f"The camera cannot place the dice: {exc}.", f"ダイスの配置を読み取れません: {exc}")
+            rows = [[inputs.die_dict(dice[i]) if i is not None else None for i in row] for row in placed.rows]
+        return table.act(seat, inp["type"], {field["name"]: rows}, source="camera")
+
+    # ------------------------------------------------------------------ dice typed by their owners
+
+    def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
+        """A throw with dice the camera cannot read (d10, d20 ``unread``): take the others
+        from the camera and wait for each owner to type these on their seat page
+        (``type_faces``)."""
+        problem = inputs.dice_problem(inputs.without(inp, unread), chosen)
+        if problem is not None:
+            self.prompt = problem
+            return {"ok": False, "error": problem}
+        owners = {c: n for n, c in self.table.seat_colours().items()}
+        missing: dict[str | None, list[tuple[str, int]]] = {}
+        for colour, sides, n in unread:
+            missing.setdefault(owners.get(colour), []).extend([(colour, sides)] * n)
+        self.pending = {"input": inp, "dice": [inputs.die_dict(d) for d in chosen], "missing": missing,
+                        "ids": [d.id for d in chosen]}
+        who = [s for s in missing if s is not None]
+        kinds = "/".join(sorted({f"d{sd}" for v in missing.values() for _, sd in v}))
+        self.prompt = {
+            "en": f"The camera read the other dice. {', '.join(who) or 'The host'}: type your "
+                  f"{kinds} on your seat page.",
+            "ja": f"ほかのダイスはカメラが読みました。{'、'.join(who) or 'ホスト'}: "
+                  f"{kinds}の目を自分の席のページで入力してください。",
+        }
+        return ok(applied=False, waiting=who)
+
+    def type_faces(self, seat: str | None, faces: Sequence[Any]) -> Result:
+        """``seat``'s typed faces of its dice the camera cannot read, in the order
+        ``pending_for(seat)`` lists them; the throw is applied once every owner has typed."""
+        table = self.table
+        with table._lock:
+            pending = self.pending
+            wanted = pending["missing"].get(seat) if pending else None
+            if not wanted:
+                return error("No dice of yours are waiting to be typed.", "入力を待っているダイスはありません。")
+            if len(faces) != len(wanted):
+                return error(f"Type {len(wanted)} face(s), one per die.", f"ダイス1個につき1つ、{len(wanted)}個の目を入力してください。")
+            typed = []
+            for (colour, sides), face in zip(wanted, faces):
+                try:
+                    face = int(face)
+                except (TypeError, ValueError):
+                    face = None
+                if face not in inputs.FACES[sides]:
+                    faces_range = inputs.FACES[sides]
+                    return error(f"A d{sides} shows {faces_range[0]} to {faces_range[-1]}.",
+                                 f"d{sides}の目は{faces_range[0]}〜{faces_range[-1]}です。")
+                typed.append({"colour": colour, "face": face, "sides": sides})
+            pending["dice"] = pending["dice"] + typed
+            pending["missing"] = {k: v for k, v in pending["missing"].items() if k != seat}
+            if pending["missing"]:
+                result = ok(applied=False)
+            else:
+                inp, dice, ids = pending["input"], pending["dice"], pending["ids"]
+                event = inputs.event_from_values(inp, None, {**inputs.seat_value(inp), inputs.dice_field(inp): dice})
+                result = table.apply(event)
+                if result["ok"]:
+                    self.prompt = None
+                    self.accepted_ids |= set(ids)
+                    self.round_over_check()
+                else:
+                    self.pending = None
+                    self.prompt = result["error"]
+        table.after_change()
+        return result
+
+    def pending_for(self, seat: str | None) -> list[dict[str, Any]]:
+        """The dice ``seat`` must type because the camera cannot read them."""
+        with self.table._lock:
+            if not self.pending:
+                return []
+            return [{"colour": c, "sides": s} for c, s in self.pending["missing"].get(seat, [])]
+
+    # ------------------------------------------------------------------ rounds
+
+    def round_over_check(self) -> None:
+        """When the throws of a round are over, the next dice that land are all new."""
+        if not inputs.throw_inputs(self.table.expects_now()):
+            self.accepted_ids = set()
+            self.table.camera.new_round()
+
+    def round_is_fresh(self) -> bool:
+        """No die of this round has been taken in yet (the tray can be cleared)."""
+        with self.table._lock:
+            return not self.accepted_ids
+
+    # ------------------------------------------------------------------ by hand
+
+    def typed(self, dice: Sequence[Mapping[str, Any]], seat: str | None = None) -> Result:
+        """Dice typed by the host (camera down, or a misread throw) for the throw due now."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            due = [i for i in inputs.throw_inputs(table.expects_now()) if i.get("camera") != "rethrown"]
+            if not due:
+                return error("The game is not waiting for a throw.", "いまはダイスを振る場面ではありません。")
+            inp = due[0]
+            values: dict[str, Any] = {inputs.dice_field(inp): [dict(d) for d in dice]}
+            if seat is not None:
+                values["seat"] = seat
+        return table.act(None, inp["type"], values, source="typed")
+
+    def correct(self, dice: Sequence[Mapping[str, Any]]) -> Result:
+        """Replace the dice of the last accepted event (a throw) with the dice the host typed."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return no_game()
+            events = list(table.store.events(table.record.id))
+            if not events or _thrown(events[-1]) is None:
+                return error("The last event is not a throw; undo the later events first.",
+                             "最後の操作はダイスの振りではありません。先に後の操作を取り消してください。")
+            from engines import IllegalEvent
+
+            event = {**events[-1], "dice": [dict(d) for d in dice]}
+            try:
+                state = table.engine.apply(table.lifecycle.replay(events[:-1]), event)
+            except IllegalEvent as exc:
+                return refused(str(exc))
+            table.store.replace_last(table.record.id, event)
+            table.state = state
+            self.prompt = None
+        table.after_change()
+        return ok()
+
+    def last_throw_dice(self) -> list[dict[str, Any]]:
+        """The dice of the last event when it holds dice: what ``correct`` replaces."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return []
+            events = list(table.store.events(table.record.id))
+        return (_thrown(events[-1]) or []) if events else []
+
+    # ------------------------------------------------------------------ pictures
+
+    def roll_jpeg(self) -> bytes | None:
+        with self.table._lock:
+            frame, roll = self.last_roll_frame, self.last_roll
+        return self.table.camera.roll_jpeg(frame, roll)
+
+
+def _thrown(event: Mapping[str, Any]) -> list[Any] | None:
+    """The dice of a throw event (each die a ``{"colour", "face"}`` or ``[colour, face]``);
+    None for any other event, e.g. one whose "dice" are faces kept or spent."""
+    dice = event.get("dice")
+    if not isinstance(dice, list) or not dice:
+        return None
+    good = all(isinstance(d, Mapping) and "colour" in d or isinstance(d, list) and d and isinstance(d[0], str) for d in dice)
+    return list(dice) if good else None
+
+
+def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str | None]]:
+    """Who may make each (non-rethrow) throw due now: (input, seat) pairs; a group's
+    throw is one pair with seat None."""
+    out: list[tuple[dict[str, Any], str | None]] = []
+    for inp in throws:
+        if inp.get("camera") == "rethrown":
+            continue
+        if inp.get("together") or len(inp.get("seats", [])) <= 1:
+            out.append((dict(inp), (inp.get("seats") or [None])[0] if not inp.get("together") else None))
+        else:
+            out.extend((dict(inp, seats=[seat]), seat) for seat in inp["seats"])
+    return out
+
+
+def roll_die(d: Any) -> RollDie:
+    """A die of a settled roll (a ``vision.settle.TrackedDie`` or a dict) as the table keeps it."""
+    get = (lambda k, default=None: d.get(k, default)) if isinstance(d, Mapping) else (
+        lambda k, default=None: getattr(d, k, default))
+    face = get("face", 0)
+    face = 0 if face is None else int(face)
+    sides = int(get("sides", 6) or 6)
+    return RollDie(
+        id=get("id"),
+        colour=get("colour"),
+        face=face,
+        box=tuple(get("box", (0, 0, 0, 0))),
+        confidence=float(get("confidence", 1.0)),
+        status=get("status", NEW),
+        cocked=bool(get("cocked", False)) or (face == 0 and sides != 10),
+        sides=sides,
+    )

@@ -270,7 +270,7 @@ def _faces(raw: Any, what: str, what_ja: str, most: int = MAX_DICE) -> list[int]
                            f"{what_ja}は{JA['dice']}の{JA['face']}（1〜6）のリストで書いてください（{short(raw)}）")
     if len(raw) > most:
         raise IllegalEvent(f"{what} holds {len(raw)} faces; at most {most}",
-                           f"{what_ja}の{JA['face']}が{len(raw)}個あります。最大{most}個です")
+                           f"{what_ja}が{len(raw)}個あります。最大{most}個です")
     return [_face(f, f"{what}: each face", what_ja) for f in raw]
 
 
@@ -298,23 +298,24 @@ def _face_options(faces: Sequence[int]) -> list[dict[str, Any]]:
     return [option(f, str(f), str(f)) for f in sorted(set(faces))]
 
 
-def _end_options(state: State) -> list[dict[str, Any]]:
+def _end_options(state: State, board: list[tuple[str, int, int | None]]) -> list[dict[str, Any]]:
+    """What a tape end may join: nothing, a nest, any square of ``board`` (``squares``)."""
     out = [option(None, f"nothing (a {EN['loose_end']})", f"なし（{JA['loose_end']}）")]
     for n in nest_names(state):
         colour, _, k = n.rpartition("-")
         out.append(option(n, f"{EN['nest']} {n}", f"{JA['nest']} {colour_ja(colour)}{k}"))
-    return out + [_square_option(name, face) for name, face, _ in squares(state)]
+    return out + [_square_option(name, face) for name, face, _ in board]
 
 
-def _bonus_field(state: State, held: Sequence[int]) -> list[dict[str, Any]]:
-    """The bonus field when the seat holds two equal dice: no bonus, the empty squares of
-    their faces, or an inner square of the tape about to be built (its face is typed)."""
+def _bonus_field(state: State, held: Sequence[int], empty: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The bonus field when the seat holds two equal dice: no bonus, the ``empty`` squares
+    of their faces, or an inner square of the tape about to be built (its face is typed)."""
     pairs = {f for f, k in Counter(held).items() if k >= 2}
     if not pairs:
         return []
     t = len(state.tapes)
     options = [option(None, f"no {EN['bonus']}", f"{JA['bonus']}なし")]
-    options += [_square_option(n, f) for n, f, who in squares(state) if who is None and f in pairs]
+    options += [_square_option(n, f) for n, f in empty if f in pairs]
     options += [option(square_name(t, k), f"new {EN['tape']}, {EN['square']} {k + 1}",
                        f"新しい{JA['tape']}の{k + 1}番目の{JA['square']}") for k in range(1, BONUS_ON_NEW_TAPE + 1)]
     return [field("bonus", "choice", f"{EN['doubles'].capitalize()}: a {EN['bonus']} {EN['worker']} on",
@@ -329,9 +330,12 @@ def _holder(state: State, who: str, held: Sequence[int]) -> dict[str, str]:
 
 def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> list[dict[str, Any]]:
     """place / build / pass inputs for a seat holding ``held`` (``two``: may build with 2)."""
+    board = squares(state)
+    empty = [(n, f) for n, f, owner in board if owner is None]
+    shown = {f for _, f in empty}
     faces = sorted(set(held))
-    blocked = [f for f in faces if not open_squares(state, f)]
-    fits = [f for f in faces if f not in blocked]
+    fits = [f for f in faces if f in shown]
+    blocked = [f for f in faces if f not in shown]
     who = _holder(state, seat, held)
     out: list[dict[str, Any]] = []
     if fits:
@@ -340,11 +344,12 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
             f"{JA['dice']}1個で、その{JA['face']}の空いている{JA['square']}に{JA['worker']}を置いてください。")), [
             field("die", "choice", "Die", JA["dice"], options=_face_options(fits)),
             field("square", "choice", EN["square"].capitalize(), JA["square"],
-                  options=[_square_option(n, f) for n, f, owner in squares(state) if owner is None and f in fits]),
+                  options=[_square_option(n, f) for n, f in empty if f in fits]),
         ]))
     many = two and len(held) >= 2
     build_faces = faces if many else blocked
     if build_faces:
+        ends = _end_options(state, board)
         two_en, two_ja = ("two dice (any faces) or ", f"{JA['dice']}2個（{JA['face']}は自由）か、") if many else ("", "")
         out.append(an_input("build", [seat], joined(who, text(
             f"{EN['build']} a {EN['tape']} with {two_en}one die no empty {EN['square']} shows; "
@@ -357,10 +362,10 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
             field("tape.faces", "numbers", "Printed faces, from one end to the other",
                   f"{JA['tape']}に印刷された{JA['face']}（{JA['first_end']}から順に）", min=1, max=6),
             field("tape.from", "choice", f"{EN['first_end'].capitalize()} joins", f"{JA['first_end']}の接続先",
-                  options=_end_options(state)),
+                  options=ends),
             field("tape.to", "choice", f"{EN['last_end'].capitalize()} joins", f"{JA['last_end']}の接続先",
-                  options=_end_options(state)),
-            *(_bonus_field(state, held) if many else []),
+                  options=list(ends)),
+            *(_bonus_field(state, held, empty) if many else []),
         ]))
     if blocked:
         out.append(an_input("pass", [seat], joined(who, text(
@@ -385,11 +390,11 @@ def expects(state: State) -> dict[str, Any]:
             [field("dice", "dice", EN["dice"].capitalize(), JA["dice"])],
             dice=[{"colour": "*", "sides": 6, "count": n}], camera="all"))
     elif state.phase == "keep":
-        keep, others = len(state.thrown) - len(names) + 1, len(names) - 1
+        keep = len(state.thrown) - len(names) + 1
         out["inputs"].append(an_input("keep", [who], text(
-            f"{who}: {EN['keep']} {keep} of {_faces_text(state.thrown)}; the other {others} go to the other players.",
+            f"{who}: {EN['keep']} {keep} of {_faces_text(state.thrown)}; one goes to each other player.",
             f"{who}: {JA['dice']} {_faces_ja(state.thrown)} のうち{keep}個を残してください。"
-            f"残り{others}個はほかのプレイヤーに渡します。"),
+            "残りはほかのプレイヤーに1個ずつ渡します。"),
             [field("dice", "multi", f"{EN['dice'].capitalize()} to {EN['keep']}", f"{JA['keep']}{JA['dice']}",
                    repeat=True, min=keep, max=keep, options=_face_options(state.thrown))]))
     else:
@@ -513,9 +518,8 @@ def _empty_square(state: State, square: Any, face: int, what: str, what_ja: str)
     fits_en = ", ".join(open_squares(state, face)) or "none"
     fits_ja = ", ".join(open_squares(state, face)) or "なし"
     if at is None:
-        known = ", ".join(n for n, _, _ in squares(state))
-        raise IllegalEvent(f"{what}: there is no {EN['square']} {short(square)}; the squares are {known or 'none yet'}",
-                           f"{what_ja}: {JA['square']} {short(square)} はありません（{JA['square']}: {known or 'まだなし'}）")
+        raise IllegalEvent(f"{what}: there is no {EN['square']} {short(square)}; empty squares showing {face}: {fits_en}",
+                           f"{what_ja}: {JA['square']} {short(square)} はありません（{face}の空いている{JA['square']}: {fits_ja}）")
     t, k = at
     if state.owners[t][k] >= 0:
         owner = state.seats[state.owners[t][k]].name

@@ -517,7 +517,7 @@ def test_one_die_build_or_pass_only_when_no_empty_square_shows_its_face():
 
 def test_no_square_fits_is_judged_as_the_die_is_spent():
     s = turn(3, [1, 2, 5, 5], [1, 2])
-    refused(s, ev("place", "Aki", die=1, square="t1.1"), "no square 't1.1'; the squares are none yet")
+    refused(s, ev("place", "Aki", die=1, square="t1.1"), "no square 't1.1'; empty squares showing 1: none")
     s = build(s, [1, 2], [6, 5, 6], "red-1", None)  # a new empty 5: t1.2
     refused(s, ev("pass", "Ben", die=5), "t1.2 show 5")
     s = place(s, 5, "t1.2")

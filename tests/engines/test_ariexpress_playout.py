@@ -1,109 +1,111 @@
-"""Seeded random games of Ari Express chosen from expects(), with illegal events mixed in,
-checking the rules' invariants after every event."""
+"""Seeded random games of Ari Express through the one playout driver (engines.playout),
+with illegal events mixed in; the rules' invariants are checked after every accepted
+event, and every refusal met must say what was wrong in English and in Japanese."""
 from __future__ import annotations
 
 import json
-import random
+import re
 from collections import Counter
 
-import pytest
-
 from engines import ariexpress as ae
-from engines import core
+from engines.playout import GENERIC, play
 from tests.engines.test_ariexpress import brute_view
 
 GAMES = 1000
-MAX_TURNS = 60  # no seeded game comes near it: the policy below lays tapes between nests
+MAX_TURNS = 60  # no seeded game comes near it: tapes are mostly laid between a colour's nests
 BRUTE_SQUARES = 40  # routes are listed by brute force up to this many squares
 COLOURS = ("white", "black", "pink", "orange", "purple")
 NAMES = ("Aki", "Ben", "Chika", "Dan", "Emi")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+HUGE_FACES = [1] * 1_000_000  # made once: the engine must refuse them by their length alone
+HUGE_NAME = "t" + "9" * 100_000
 
 
 def _seats(n):
     return [{"name": NAMES[i], "colour": COLOURS[i]} for i in range(n)]
 
 
-def _options(field):
-    return [o["value"] for o in field.get("options", [])]
+class Game:
+    """The hooks of one playout: the dice of a throw and the ends of a tape (``value``),
+    events the rules refuse (``illegal``), the invariants (``check``), and what they saw."""
 
+    def __init__(self, n):
+        self.n = n
+        self.turns = 0
+        self.spent = Counter()
+        self.refused_now = None  # (state, its fields) an illegal event was just tried on
+        self.to = None  # the other end of the tape being filled in
 
-def _ends(rnd, state, field):
-    """``from`` and ``to`` of a new tape: mostly a colour still open, nest to nest or nest to
-    a square (so that games end), else any offered end."""
-    open_colours = [c for c in state.nests if c not in state.complete]
-    squares = [q for q, _, _ in ae.squares(state)]
-    roll = rnd.random()
-    c = rnd.choice(open_colours)
-    ends = [f"{c}-1", f"{c}-2"]
-    rnd.shuffle(ends)
-    if roll < 0.35:
-        return ends
-    if roll < 0.6 and squares:
-        return [ends[0], rnd.choice(squares)][:: rnd.choice((1, -1))]
-    return rnd.choice(_options(field)), rnd.choice(_options(field))
+    def value(self, rnd, state, inp, seat, field):
+        """A throw's dice (the generic value cannot know them), and a tape's two ends: mostly
+        between a colour still open's two nests, or from one to a square, so games end."""
+        if field["kind"] == "dice":
+            return [[rnd.choice(COLOURS), rnd.randint(1, 6)] for _ in range(inp["dice"][0]["count"])]
+        if field["name"] == "tape.from":
+            colour = rnd.choice([c for c in state.nests if c not in state.complete])
+            ends = rnd.sample([f"{colour}-1", f"{colour}-2"], 2)
+            squares = [o["value"] for o in field["options"] if "face" in o]
+            roll = rnd.random()
+            if roll < 0.6 and squares:
+                ends[1] = rnd.choice(squares)
+            elif roll >= 0.35:
+                return GENERIC
+            self.to = ends[1]
+            return ends[0]
+        if field["name"] == "tape.to" and self.to is not None:
+            to, self.to = self.to, None
+            return to
+        return GENERIC
 
+    @staticmethod
+    def weight(inp):
+        return {"place": 1.0, "build": 1.2, "pass": 0.3}.get(inp["type"], 1.0)
 
-def _legal(rnd, state):
-    """A random event from what expects() offers; it may still be refused (a bonus square of
-    another face, a one-die build while a square fits, ...), and is then tried again."""
-    inputs = ae.expects(state)["inputs"]
-    weights = {"throw": 1, "keep": 1, "place": 1.0, "build": 1.2, "pass": 0.3}
-    inp = rnd.choices(inputs, [weights[i["type"]] for i in inputs])[0]
-    seat = inp["seats"][0]
-    fields = {f["name"]: f for f in inp["fields"]}
-    kind = inp["type"]
-    event = {"type": kind, "seat": seat}
-    if kind == "throw":
-        event["dice"] = [[rnd.choice(COLOURS), rnd.randint(1, 6)] for _ in range(inp["dice"][0]["count"])]
-    elif kind == "keep":
-        k = fields["dice"]["min"]
-        if rnd.random() < 0.9:
-            event["dice"] = rnd.sample(list(state.thrown), k)
-        else:  # faces repeated from the options: refused when they were not thrown so often
-            event["dice"] = [rnd.choice(_options(fields["dice"])) for _ in range(k)]
-    elif kind == "place":
-        die = rnd.choice(_options(fields["die"]))
-        fit = [q for q in _options(fields["square"]) if q in ae.open_squares(state, die)]
-        event.update(die=die, square=rnd.choice(fit or _options(fields["square"])))
-    elif kind == "pass":  # now and then a die an empty square shows: refused
-        held = state.kept if state.phase == "turn" else state.handed
-        event["die"] = rnd.choice(held if rnd.random() < 0.2 else _options(fields["die"]))
-    else:
-        held = list(state.kept if state.phase == "turn" else state.handed)
-        two = fields["dice"]["max"] == 2 and rnd.random() < 0.85
-        dice = rnd.sample(held, 2) if two else [rnd.choice(_options(fields["dice"]))]
-        frm, to = _ends(rnd, state, fields["tape.from"])
-        faces = [rnd.randint(1, 6) for _ in range(rnd.choice((2, 2, 3, 3, 4, 5)))]
-        event.update(dice=dice, tape={"faces": faces, "from": frm, "to": to})
-        if len(dice) == 2 and dice[0] == dice[1] and rnd.random() < 0.9:
-            t = len(state.tapes) + 1
-            fit = ae.open_squares(state, dice[0]) + [f"t{t}.{k + 1}" for k in range(1, len(faces) - 1) if faces[k] == dice[0]]
-            offered = _options(fields["bonus"])
-            event["bonus"] = rnd.choice(fit) if fit and rnd.random() < 0.8 else rnd.choice(offered)
-    return event
+    def illegal(self, rnd, state):
+        """An event the rules refuse whatever the state."""
+        self.refused_now = (state, dict(vars(state)))
+        names = [s.name for s in state.seats]
+        idle = [nm for k, nm in enumerate(names) if k != state.due]
+        seat = rnd.choice(names)
+        taken = [(q, f) for q, f, who in ae.squares(state) if who is not None]
+        kinds = [
+            {"type": "pass", "seat": rnd.choice(idle), "die": rnd.randint(1, 6)},
+            {"type": "throw", "seat": seat, "dice": [["white", 3]] * (ae.dice_count(state) + 1)},
+            {"type": "build", "seat": seat, "dice": [1, 2, 3], "tape": {"faces": [1, 2], "from": None, "to": None}},
+            {"type": "build", "seat": seat, "dice": [1], "tape": {"faces": [1], "from": None, "to": None}},
+            {"type": "build", "seat": seat, "dice": [1, 2],
+             "tape": {"faces": rnd.choice([[1] * (ae.MAX_TAPE + 1), HUGE_FACES]), "from": None, "to": None}},
+            {"type": "place", "seat": seat, "die": rnd.choice([7, 0, 3.0, float("nan"), float("inf"), "3", True]),
+             "square": "t1.1"},
+            {"type": "place", "seat": seat, "die": 3, "square": rnd.choice(["t².1", "t①.1", "t1.١", HUGE_NAME])},
+            {"type": "build", "seat": seat, "dice": [3], "tape": {"faces": [1, 2], "from": rnd.choice(["t².1", "t①.1"]),
+                                                                 "to": None}},
+            {"type": "keep", "seat": seat, "dice": rnd.choice([[9], HUGE_FACES, [float("nan")]])},
+            {"type": "sleep", "seat": seat},
+            {"type": "pass", "seat": HUGE_NAME, "die": 1},
+        ]
+        if taken:
+            square, face = rnd.choice(taken)
+            kinds.append({"type": "place", "seat": seat, "die": face, "square": square})
+        if state.phase in ("turn", "others"):
+            kinds.append({"type": "build", "seat": seat, "dice": [1, 2], "tape": {"faces": [3, 4], "from": "red-1", "to": "red-1"}})
+        return rnd.choice(kinds)
 
-
-def _illegal(rnd, state):
-    """An event the rules refuse whatever the state."""
-    names = [s.name for s in state.seats]
-    idle = [n for k, n in enumerate(names) if k != state.due]
-    taken = [(q, f) for q, f, who in ae.squares(state) if who is not None]
-    kinds = [
-        {"type": "pass", "seat": rnd.choice(idle), "die": rnd.randint(1, 6)},
-        {"type": "throw", "seat": rnd.choice(names), "dice": [["white", 3]] * (ae.dice_count(state) + 1)},
-        {"type": "build", "seat": rnd.choice(names), "dice": [1, 2, 3], "tape": {"faces": [1, 2], "from": None, "to": None}},
-        {"type": "build", "seat": rnd.choice(names), "dice": [1], "tape": {"faces": [1], "from": None, "to": None}},
-        {"type": "place", "seat": rnd.choice(names), "die": 7, "square": "t1.1"},
-        {"type": "keep", "seat": rnd.choice(names), "dice": [9]},
-        {"type": "sleep", "seat": rnd.choice(names)},
-    ]
-    if taken:
-        square, face = rnd.choice(taken)
-        kinds.append({"type": "place", "seat": rnd.choice(names), "die": face, "square": square})
-    if state.phase in ("turn", "others"):
-        kinds.append({"type": "build", "seat": rnd.choice(names), "dice": [1, 2],
-                      "tape": {"faces": [3, 4], "from": "red-1", "to": "red-1"}})
-    return rnd.choice(kinds)
+    def check(self, before, event, state):
+        if self.refused_now is not None:  # the refusals before this event changed nothing
+            assert self.refused_now[0] is before and dict(vars(before)) == self.refused_now[1]
+            self.refused_now = None
+        _check(before, state, event, self.n)
+        kind = event["type"]
+        if kind == "throw":
+            self.turns += 1
+            assert self.turns <= MAX_TURNS, "the game does not end"
+            self.spent = Counter()
+        elif kind in ("build", "place", "pass"):
+            self.spent[before.due] += len(_spent(event))
+        if state.phase == "throw" and kind != "throw":  # a turn ended: the turn player spent every kept die, the others one each
+            t = before.turn
+            assert self.spent == Counter({k: (len(before.thrown) - (self.n - 1) if k == t else 1) for k in range(self.n)})
 
 
 def _occupied(state):
@@ -168,70 +170,57 @@ def _check(before, state, event, n):
         assert list(state.complete) == complete
         assert ae.runs(state) == runs
     if state.phase == "over":
+        # every colour complete after the ending action counts (one action may complete several)
         assert len(state.complete) >= 3 and len(before.complete) < 3 and state.due is None
-        if len(state.complete) == 4:
-            assert len(before.complete) == 2
         scores = ae.scores(state)
         top = max(scores.values())
         assert [state.seats[k].name for k in state.winners] == [s for s, v in scores.items() if v == top]
     else:
         assert len(state.complete) < 3 and not state.winners
+    _check_offers(state)
 
 
-def play(seed, check_replay=False, check_view=False):
-    rnd = random.Random(seed)
-    n = 2 + seed % 4
-    state = ae.setup(_seats(n), {}, seed)
-    turns = refusals = 0
-    spent: Counter = Counter()
-    while state.phase != "over":
-        if rnd.random() < 0.05:
-            fields = dict(vars(state))
-            with pytest.raises(core.IllegalEvent):
-                ae.apply(state, _illegal(rnd, state))
-            assert dict(vars(state)) == fields
-        for _ in range(40):
-            event = _legal(rnd, state)
-            fields = dict(vars(state))
-            try:
-                after = ae.apply(state, event)
-            except core.IllegalEvent:
-                assert dict(vars(state)) == fields  # a refused event changes nothing
-                refusals += 1
-                continue
-            break
-        else:
-            raise AssertionError(f"seed {seed}: no legal event found in phase {state.phase}")
-        if event["type"] == "throw":
-            turns += 1
-            assert turns <= MAX_TURNS, f"seed {seed}: the game does not end"
-            spent = Counter()
-        elif event["type"] in ("build", "place", "pass"):
-            spent[state.due] += len(_spent(event))
-        _check(state, after, event, n)
-        if after.phase == "throw":  # a turn ended: the turn player spent every kept die, the others one each
-            t = state.turn
-            assert spent == Counter({k: (len(state.thrown) - (n - 1) if k == t else 1) for k in range(n)})
-        state = after
-        if check_view:
-            v = ae.view(state)
-            assert v["scores"] == {k: sum(r[k] for r in v["runs"].values()) for k in v["scores"]}
-            json.dumps(v)
-    assert ae.expects(state)["inputs"] == []
-    if check_replay:
-        again, steps = core.replay(ae, _seats(n), {}, seed, core.event_list(state))
-        assert all(s.accepted for s in steps)
-        assert again == state
-    return state, turns
+def _check_offers(state):
+    """Only choices that can be taken are offered: a square to place on is empty and shows a
+    die held; a bonus square is empty and shows the face of two equal dice held."""
+    held = Counter(state.kept if state.phase == "turn" else state.handed)
+    faces = {q: (f, w) for q, f, w in ae.squares(state)}
+    for inp in ae.expects(state)["inputs"]:
+        for field in inp["fields"]:
+            for o in field.get("options", []):
+                if "face" in o:
+                    assert faces[o["value"]][0] == o["face"]
+                if field["name"] == "square":
+                    assert faces[o["value"]][1] is None and held[o["face"]] >= 1
+                if field["name"] == "bonus" and "face" in o:
+                    assert faces[o["value"]][1] is None and held[o["face"]] >= 2
+
+
+def _bilingual(refusals):
+    for event, exc in refusals:
+        assert exc.ja and exc.ja != exc.en and JAPANESE.search(exc.ja), (exc.en, exc.ja)
+        assert len(exc.en) < 3000 and len(exc.ja) < 3000, exc.en[:200]  # huge input is echoed short
 
 
 def test_playouts():
-    seats, lengths, fours = Counter(), [], 0
+    seats, lengths, fours, refused = Counter(), [], 0, 0
     for seed in range(GAMES):
-        state, turns = play(seed, check_replay=seed % 50 == 0, check_view=seed % 25 == 0)
-        seats[len(state.seats)] += 1
-        lengths.append(turns)
+        n = 2 + seed % 4
+        game = Game(n)
+        out = play(ae, _seats(n), {}, seed, value=game.value, illegal=game.illegal, check=game.check,
+                   weight=game.weight, check_replay=seed % 50 == 0)
+        state = out.state
+        assert state.phase == "over" and ae.expects(state)["inputs"] == []
+        _bilingual(out.refusals)
+        refused += len(out.refusals)
+        if seed % 25 == 0:
+            v = ae.view(state)
+            assert v["scores"] == {k: sum(r[k] for r in v["runs"].values()) for k in v["scores"]}
+            json.dumps(v)
+        seats[n] += 1
+        lengths.append(game.turns)
         fours += len(state.complete) == 4
     assert seats == {2: 250, 3: 250, 4: 250, 5: 250}
     assert max(lengths) <= MAX_TURNS
     assert fours > 0  # some game ended on an action that completed the 3rd and 4th colours
+    assert refused > GAMES  # illegal events and refused random values were met, and read in both languages

@@ -57,16 +57,17 @@ from engines.core import (
     rng_shuffle, say, seat_index, seats_from, short, text, waiting_for, whole,
 )
 from engines.flyingdwarves_data import (
-    GLOSSARY, HANDICAPS, ROBOTS, board_from, en, handicap_name, item_name, items_from, ja, load_data, space_name,
+    GLOSSARY, HANDICAPS, board_from, en, handicap_name, item_name, items_from, ja, load_data, space_name,
 )
 from engines.flyingdwarves_state import (
     SUPPLY, State, cap, draw_due, lots_with_room, names, set_at, swap_candidates, task_seat, top_card, top_card_for,
 )
+from engines.flyingdwarves_spaces import GOAL_BONUS, add_cube, final_parts, game_over, goal, land, place
 from engines.flyingdwarves_view import GAME, expects, view
 
 __all__ = ["GAME", "TITLE", "GLOSSARY", "State", "setup", "expects", "apply", "view", "MOVES",
            "board_from", "items_from", "load_data", "final_parts", "resolve_items", "cap", "top_card",
-           "lots_with_room", "SUPPLY", "GOAL_BONUS", "ROBOTS"]
+           "lots_with_room", "SUPPLY", "GOAL_BONUS"]
 
 TITLE = {"en": "Flying Dwarves", "ja": "フライング・ドワーフ"}
 MIN_SEATS = 3
@@ -74,8 +75,6 @@ MAX_SEATS = 5
 OPTIONS = ("board", "items", "deck")
 DECK_MODES = ("dealt", "physical")
 START_POINTS = 3
-GOAL_BONUS = (6, 3)
-MAJORITY = {1: 1, 2: 3, 3: 5}
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -198,7 +197,7 @@ def _advance(state: State) -> State:
             state = replace(state, tasks=rest)
             continue
         if kind == "goal":
-            state = _goal(replace(state, tasks=rest), task[1])
+            state = goal(replace(state, tasks=rest), task[1])
             continue
         if kind == "card":
             state = _card_back(replace(state, tasks=rest, mover=None), task[1])
@@ -206,7 +205,7 @@ def _advance(state: State) -> State:
         if kind == "round_end":
             state = replace(state, tasks=rest)
             if len(state.finished) >= 2:
-                return _game_over(state)
+                return game_over(state)
             state = replace(state, tasks=(("round",),) + state.tasks)
             continue
         raise AssertionError(f"unknown task {task!r}")
@@ -225,17 +224,6 @@ def _new_round(state: State) -> State:
                f"第{r}{ja('round')}: {name}から。{ja('propulsion_card')}を秘密に選んでください。")
 
 
-def _goal(state: State, i: int) -> State:
-    if state.p[i] < 2 * len(state.board) or i in state.finished:
-        return state
-    k = len(state.finished)
-    bonus = GOAL_BONUS[k] if k < len(GOAL_BONUS) else 0
-    name = names(state)[i]
-    state = replace(state, finished=state.finished + (i,), points=set_at(state.points, i, state.points[i] + bonus))
-    return say(state, f"{name} reaches the {en('goal')}, arrival {k + 1}: +{bonus} {en('points')}.",
-               f"{name}が{ja('goal')}（{k + 1}着）: {bonus}点。")
-
-
 def _card_back(state: State, i: int) -> State:
     """The card just played goes to the discards; a 0 back to the hand."""
     c = state.played[i]
@@ -244,42 +232,6 @@ def _card_back(state: State, i: int) -> State:
     if c is not None:
         return replace(state, discards=set_at(state.discards, i, tuple(sorted(state.discards[i] + (c,)))))
     return state
-
-
-# --- the end -----------------------------------------------------------------------------
-
-
-def final_parts(state: State) -> list[tuple[int, int]]:
-    """(distance penalty, lot majority points) per seat, as the end would score them now."""
-    n, L = len(state.seats), len(state.board)
-    out = []
-    for i in range(n):
-        pen = 0
-        if i not in state.finished:
-            d = 2 * L - state.p[i]
-            if d > 5:
-                pen = 3 * -(-(d - 5) // 5)
-        maj = 0
-        for counts in state.cubes:
-            best = max(counts)
-            if best and counts[i] == best and counts.count(best) == 1:
-                maj += MAJORITY[min(sum(counts), 3)]
-        out.append((pen, maj))
-    return out
-
-
-def _game_over(state: State) -> State:
-    parts = final_parts(state)
-    totals = [pt - pen + maj for pt, (pen, maj) in zip(state.points, parts)]
-    best = max(totals)
-    winners = tuple(i for i, t in enumerate(totals) if t == best)
-    seats = names(state)
-    state = replace(state, phase="over", final=tuple(parts), points=tuple(totals), winners=winners, mover=None)
-    for i, (pen, maj) in enumerate(parts):
-        state = say(state, f"{seats[i]}: {en('distance_penalty')} -{pen}, {en('majority')} +{maj}, total {totals[i]}.",
-                    f"{seats[i]}: {ja('distance_penalty')} -{pen}、{ja('majority')} +{maj}、合計{totals[i]}点。")
-    return say(state, f"The game is over; {', '.join(seats[i] for i in winners)} win(s).",
-               f"ゲーム終了。勝者: {'・'.join(seats[i] for i in winners)}。")
 
 
 # --- items ---------------------------------------------------------------------------------
@@ -324,11 +276,6 @@ def _do_swap(state: State, user: int, j: int) -> State:
     state = replace(state, p=set_at(set_at(state.p, m, state.p[j]), j, state.p[m]))
     return say(state, f"{seats[user]}'s {en('swap')}: {seats[m]} and {seats[j]} exchange places.",
                f"{seats[user]}の{ja('swap')}: {seats[m]}と{seats[j]}が場所を交換。")
-
-
-def _place(state: State, i: int, k: int) -> State:
-    return replace(state, supply=set_at(state.supply, i, state.supply[i] - 1),
-                   cubes=set_at(state.cubes, k, set_at(state.cubes[k], i, state.cubes[k][i] + 1)))
 
 
 # --- events --------------------------------------------------------------------------------
@@ -528,7 +475,7 @@ def _develop(state: State, event: Mapping[str, Any]) -> State:
     state = _pop(state)
     if k is not None:
         name = names(state)[i]
-        state = say(_place(state, i, k), f"{name}'s {en('develop')} places a {en('cube')} on {en('lot')} {k}.",
+        state = say(place(state, i, k), f"{name}'s {en('develop')} places a {en('cube')} on {en('lot')} {k}.",
                     f"{name}の{ja('develop')}が{k}番の{ja('lot')}に{ja('cube')}を置きます。")
     return _advance(state)
 
@@ -539,8 +486,7 @@ def _start_cube(state: State, event: Mapping[str, Any]) -> State:
     state = _pop(state)
     if k is not None:
         name = names(state)[i]
-        state = replace(state, start_cube=set_at(state.start_cube, i, False),
-                        cubes=set_at(state.cubes, k, set_at(state.cubes[k], i, state.cubes[k][i] + 1)))
+        state = add_cube(replace(state, start_cube=set_at(state.start_cube, i, False)), i, k)
         state = say(state, f"{name} moves the {en('start_cube')} to {en('lot')} {k}.",
                     f"{name}は{ja('start_cube')}を{k}番の{ja('lot')}へ。")
     return _advance(state)
@@ -564,60 +510,9 @@ def _move(state: State, event: Mapping[str, Any]) -> State:
         name_en, name_ja = space_name(state.board[k])
         state = say(state, f"{seats[i]} {en('move')}s {target - start} to {en('space')} {k} ({name_en}).",
                     f"{seats[i]}は{target - start}{ja('space')}進み{k}番（{name_ja}）へ。")
-        state, tasks = _land(state, i, k)
+        state, tasks = land(state, i, k)
     state = replace(state, tasks=tuple(tasks) + (("start_cube", i), ("goal", i), ("card", i)) + state.tasks)
     return _advance(state)
-
-
-def _land(state: State, i: int, k: int) -> tuple[State, list[tuple]]:
-    """What the space ``k`` does to seat ``i`` landing on it, and the tasks it leaves."""
-    kind, value = state.board[k]
-    name = names(state)[i]
-    if kind == "mine" and value == "?":
-        return state, [("discard", i)]
-    if kind == "mine":
-        state = replace(state, points=set_at(state.points, i, state.points[i] + value))
-        return say(state, f"{name} {en('mine')}s {value} point(s).", f"{name}は{value}点を採掘。"), []
-    if kind == "treasure":
-        return state, [("draw", i, value)]
-    if kind == "wasteland":
-        return _wasteland(state, i), []
-    if kind == "lot":
-        return _lot(state, i, k), [("invest", i, k)]
-    return state, []
-
-
-def _wasteland(state: State, i: int) -> State:
-    hand = list(state.hands[i])
-    lost = sorted((c for c in hand if c > 0), reverse=True)[:2]
-    for c in lost:
-        hand.remove(c)
-    state = replace(state, hands=set_at(state.hands, i, tuple(hand)),
-                    discards=set_at(state.discards, i, tuple(sorted(state.discards[i] + tuple(lost)))))
-    name = names(state)[i]
-    if not lost:
-        return say(state, f"{name} discards nothing in the {en('wasteland')}.",
-                   f"{name}は{ja('wasteland')}で捨てる{ja('propulsion_card')}がありません。")
-    return say(state, f"{name} discards {', '.join(map(str, lost))} in the {en('wasteland')}.",
-               f"{name}は{ja('wasteland')}で{'、'.join(map(str, lost))}を捨てます。")
-
-
-def _lot(state: State, i: int, k: int) -> State:
-    """A developed lot: its owner scores every cube on it; anyone else pays each owner."""
-    counts = state.cubes[k]
-    name = names(state)[i]
-    points = list(state.points)
-    if counts[i]:
-        points[i] += sum(counts)
-        return say(replace(state, points=tuple(points)), f"{name} scores {sum(counts)} on a {en('lot')} of theirs.",
-                   f"{name}は自分の{ja('developed_lot')}で{sum(counts)}点。")
-    if not sum(counts):
-        return state
-    for j, c in enumerate(counts):
-        points[i] -= c
-        points[j] += c
-    return say(replace(state, points=tuple(points)), f"{name} pays the {en('lot')}'s owners {sum(counts)}.",
-               f"{name}は{ja('developed_lot')}の所有者に{sum(counts)}点を払います。")
 
 
 def _discard(state: State, event: Mapping[str, Any]) -> State:
@@ -641,14 +536,14 @@ def _discard(state: State, event: Mapping[str, Any]) -> State:
 
 def _invest(state: State, event: Mapping[str, Any]) -> State:
     i = _due(state, event, task_seat(state))
-    place = event["place"]
-    if not isinstance(place, bool):
-        raise IllegalEvent(f"'place' is true or false, saw {short(place)}", f"place は true か false です（{short(place)}）")
+    yes = event["place"]
+    if not isinstance(yes, bool):
+        raise IllegalEvent(f"'place' is true or false, saw {short(yes)}", f"place は true か false です（{short(yes)}）")
     k = state.tasks[0][2]
     state = _pop(state)
-    if place:
+    if yes:
         name = names(state)[i]
-        state = say(_place(state, i, k), f"{name} {en('invest')}s a {en('cube')} in {en('lot')} {k}.",
+        state = say(place(state, i, k), f"{name} {en('invest')}s a {en('cube')} in {en('lot')} {k}.",
                     f"{name}は{k}番の{ja('lot')}に{ja('invest')}。")
     return _advance(state)
 

@@ -9,7 +9,6 @@ threw (``dice``: ``{"colour", "face"}`` each), the only dice it may place. Phase
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +19,11 @@ from engines.core import an_input, colour_ja, field, option, text
 TO_THROW, TO_BUILD, BUILT = 0, 1, 2
 #: The dust pile's name as an exchange partner.
 DUST = "dust"
-ROW_EXAMPLE = [[["yellow", 4], ["yellow", 4], ["red", 4], ["red", 4]], [["yellow", 3], None, ["red", 3]], [None, None], [None]]
+
+
+def row_example() -> list[list[list[Any] | None]]:
+    """A layout to show as an example (a new value each time: expects may be changed)."""
+    return [[["yellow", 4], ["yellow", 4], ["red", 4], ["red", 4]], [["yellow", 3], None, ["red", 3]], [None, None], [None]]
 
 
 def counts_text(counts: Sequence[int]) -> str:
@@ -71,7 +74,7 @@ def _build_input(state: Any, i: int) -> dict[str, Any]:
              f"並べてください。置けない{JA['dice']}はトレイの外へ。"),
         [field("rows", "layout", f"{EN['pyramid']} {EN['row']}s, bottom first".capitalize(),
                f"{JA['pyramid']}の{JA['row']}（下から）", rows=list(ROW_SIZES),
-               dice=[d.as_dict() for d in state.throws[i] or ()], example=copy.deepcopy(ROW_EXAMPLE))],
+               dice=[d.as_dict() for d in state.throws[i] or ()], example=row_example())],
     )
 
 

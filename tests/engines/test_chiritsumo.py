@@ -1,13 +1,17 @@
 """Chiritsumo: one test per pattern, building rule, refusal and game rule of RULES.md section 3
-and the Chiritsumo section of SCRIPTS.md, on hand-drawn pyramids; the best pyramid against
-brute force; the chiritsumo-best command."""
+and the Chiritsumo section of SCRIPTS.md, on hand-drawn pyramids; bad input (no whole
+number, huge lists and names) refused at once in both languages; the texts' words from the
+glossary; the best pyramid against brute force; the chiritsumo-best command."""
 from __future__ import annotations
 
 import argparse
 import io
 import itertools
 import json
+import math
 import random
+import re
+import time
 
 import pytest
 
@@ -19,7 +23,7 @@ from engines.chiritsumo_pyramid import (
     rows_from,
     score_pyramid,
 )
-from engines.core import Die, IllegalEvent, SetupError, replay
+from engines.core import DataError, Die, IllegalEvent, SetupError, replay
 
 NAMES = {"C": "clear", "Y": "yellow", "R": "red", "B": "blue"}
 
@@ -355,7 +359,7 @@ def test_the_side_by_side_and_above_rules_refuse_a_build():
         build(state, "Aki", L("R3 B5 . .", ". . .", ". .", "."))
     with pytest.raises(IllegalEvent, match="is above a 3") as refused:
         build(state, "Aki", L("R3 R3 . .", "B5 . .", ". .", "."))
-    assert refused.value.problems == check_layout(L("R3 R3 . .", "B5 . .", ". .", "."))
+    assert refused.value.problems == check_layout(L("R3 R3 . .", "B5 . .", ". .", ".")) == refused.value.details["problems"]
     assert refused.value.problems[0]["places"] == [[1, 0], [0, 0], [0, 1]]
     assert "積み方のルール" in refused.value.ja
 
@@ -710,6 +714,105 @@ def test_replay_rebuilds_the_state():
     assert all(s.accepted for s in steps) and again == state
 
 
+# --- bad input, both languages, the glossary --------------------------------------------------
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def bilingual(exc) -> bool:
+    return bool(exc.en and exc.ja and exc.ja != exc.en and JAPANESE.search(exc.ja))
+
+
+@pytest.mark.parametrize("face", [math.nan, math.inf, -math.inf, 3.0, "3", "３", True, None, 10**100])
+def test_a_face_that_is_not_a_whole_number_is_refused_in_a_throw_and_a_build(face):
+    state = garden()
+    with pytest.raises(IllegalEvent, match="die 1 .clear. shows") as refused:
+        chiri.apply(state, {"type": "throw", "seat": "Aki", "dice": [["clear", face]] + dice(START)[1:]})
+    assert bilingual(refused.value)
+    state = throw(state, "Aki")
+    with pytest.raises(IllegalEvent, match="row 1 place 1 .clear. shows") as refused:
+        build(state, "Aki", [[["clear", face], None, None, None], [None] * 3, [None] * 2, [None]])
+    assert bilingual(refused.value) and refused.value.ja.startswith("1段目の1番目")
+
+
+def test_huge_lists_and_names_are_refused_at_once_and_echoed_short():
+    """Each event is about a megabyte of JSON, far beyond what a page sends."""
+    huge = "x" * 1_000_000
+    state = throw(garden(), "Aki")
+    exchange = round_of(garden(), {"Aki": PLAIN, "Ben": PLAIN, "Cy": EMPTY})
+    cases = [
+        (state, {"type": "throw", "seat": "Ben", "dice": [["red", 3]] * 1_000_000}),
+        (state, {"type": "throw", "seat": huge, "dice": []}),
+        (state, {"type": "build", "seat": "Aki", "rows": [[None] * 1_000_000] * 4}),
+        (state, {"type": "build", "seat": "Aki", "rows": huge}),
+        (state, {"type": "build", "seat": "Aki", "rows": [[[huge, 3], None, None, None], [None] * 3, [None] * 2, [None]]}),
+        (exchange, {"type": "exchange", "seat": "Aki", "with": ["x" * 1000] * 1000, "give": "red", "take": "blue"}),
+        (exchange, {"type": "exchange", "seat": "Aki", "with": "Cy", "give": ["x" * 1000] * 1000, "take": "blue"}),
+        (exchange, {"type": "exchange", "seat": "Aki", "with": "Cy", "give": "red", "take": math.nan}),
+    ]
+    for before, event in cases:
+        start = time.process_time()
+        with pytest.raises(IllegalEvent) as refused:
+            chiri.apply(before, event)
+        assert time.process_time() - start < 0.05, event["type"]
+        assert len(refused.value.en) < 400 and len(refused.value.ja) < 400 and bilingual(refused.value)
+
+
+def test_refusals_say_why_in_japanese_too():
+    state = round_of(garden(), {"Aki": PLAIN, "Ben": PLAIN, "Cy": EMPTY})
+    events = [
+        {"type": "exchange", "seat": "Ben", "with": "Cy", "give": "red", "take": "blue"},
+        {"type": "exchange", "seat": "Aki", "with": "Aki", "give": "red", "take": "blue"},
+        {"type": "exchange", "seat": "Aki", "with": "Zed", "give": "red", "take": "blue"},
+        {"type": "exchange", "seat": "Aki", "with": "Cy", "give": "red", "take": "red"},
+        {"type": "exchange", "seat": "Aki", "with": "Cy", "give": "green", "take": "red"},
+        {"type": "throw", "seat": "Aki", "dice": dice(START)},
+        {"type": "swap", "seat": "Aki", "give": "red"},
+        {"type": "pass", "seat": "Zed"},
+    ]
+    for event in events:
+        with pytest.raises(IllegalEvent) as refused:
+            chiri.apply(state, event)
+        assert bilingual(refused.value), refused.value.text
+    assert "塵の山" in refused.value.ja or "席" in refused.value.ja
+
+
+@pytest.mark.parametrize("seat_list,options", [
+    (seats(2), {"mode": "solo"}), (seats(1), {"mode": "garden"}), (seats(2), {"mode": "race"}),
+    (seats(2), {"target": 20}), ([{"name": "dust", "colour": "grey"}, {"name": "Aki", "colour": "red"}], {}),
+])
+def test_setup_refusals_are_data_errors_in_both_languages(seat_list, options):
+    with pytest.raises(DataError) as refused:
+        chiri.setup(seat_list, options)
+    assert bilingual(refused.value)
+
+
+def test_each_builder_gets_a_build_input_with_its_own_thrown_dice():
+    state = throw(throw(garden(), "Aki"), "Ben", START6)
+    builds = [i for i in chiri.expects(state)["inputs"] if i["type"] == "build"]
+    assert [b["seats"] for b in builds] == [["Aki"], ["Ben"]]
+    fields = [b["fields"][0] for b in builds]
+    assert fields[0]["dice"] == [{"colour": c, "face": f} for c, f in dice(START)]
+    assert fields[1]["dice"] == [{"colour": c, "face": f} for c, f in dice(START6)]
+    assert all(f["name"] == "rows" and f["kind"] == "layout" and f["rows"] == [4, 3, 2, 1] for f in fields)
+
+
+def test_texts_name_the_game_terms_as_the_glossary_does():
+    words = chiri.GLOSSARY
+    state = round_of(garden(), {"Aki": M2W, "Ben": PLAIN, "Cy": EMPTY})
+    log = chiri.view(state)["log"]
+    aki = next(line for line in log if line["en"].startswith("Aki built"))
+    for lang in ("en", "ja"):
+        assert words["pyramid"][lang] in aki[lang] and words["points"][lang] in aki[lang]
+        assert words["mountain"][lang] in aki[lang] and words["wing"][lang] in aki[lang]
+        assert words["exchange"][lang] in log[-1][lang]
+    exchange = chiri.expects(state)["inputs"][0]
+    assert words["exchange"]["ja"] in exchange["prompt"]["ja"] and words["dust_pile"]["ja"] in exchange["prompt"]["ja"]
+    dust = next(o for o in exchange["fields"][0]["options"] if o["value"] == "dust")
+    assert dust["label"] == {"en": "the " + words["dust_pile"]["en"], "ja": words["dust_pile"]["ja"]}
+    assert chiri.TITLE == words["chiritsumo"]
+
+
 # --- best pyramid ---------------------------------------------------------------------------
 
 
@@ -890,3 +993,9 @@ def test_the_best_command_refuses_bad_dice_with_exit_2(words, message, capsys):
     status, text = run_command(words)
     err = capsys.readouterr().err
     assert status == 2 and text == "" and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("word", ["red:²", "red:①", "red:４", "red:٣", "red:3.0", "red:nan"])
+def test_the_best_command_reads_faces_in_ascii_digits_only(word, capsys):
+    status, text = run_command([word])
+    assert status == 2 and text == "" and "a face is 1 to 6" in capsys.readouterr().err

@@ -41,6 +41,31 @@ def test_every_game_has_an_english_and_a_japanese_half_with_the_same_sections(ga
     assert ja[-2:] == ["このテーブルでの裁定", "このテーブルでの遊び方"]
 
 
+#: The words each game's rules must share with its glossary (engines/data/<game>.toml), so the
+#: rules page, the engine's messages and the board say the same.
+CORE_TERMS = {
+    "alea": ["trap_card", "declaration", "safe", "escape", "dice_on_table", "last_round", "tiebreak"],
+    "dieangler": ["fish", "target", "rod", "special", "cooling", "chum", "reapproach", "lure", "carried",
+                  "extension", "group"],
+    "chiritsumo": ["pyramid", "apex", "complete", "bonus", "mountain", "river", "wing", "fuji", "garden",
+                   "solo", "dust_pile", "exchange", "reserve"],
+    "ariexpress": ["nest", "tape", "square", "worker", "route", "complete", "build", "place", "doubles",
+                   "loose_end"],
+    "flyingdwarves": ["propulsion_card", "disc", "start_cube", "supply", "mine", "treasure", "wasteland",
+                      "lot", "developed_lot", "item_card", "exchange", "handicap", "goal", "distance_penalty"],
+}
+
+
+@pytest.mark.parametrize("game", engines.GAMES)
+def test_the_rules_use_the_games_glossary(game):
+    glossary = engines.load(game).GLOSSARY
+    text = _halves(game)
+    for key in CORE_TERMS[game]:
+        assert key in glossary, f"the {game} glossary has no {key!r}: update CORE_TERMS and docs/rules/{game}.md"
+        assert glossary[key]["en"].lower() in text["en"].lower(), (key, glossary[key]["en"])
+        assert glossary[key]["ja"] in text["ja"], (key, glossary[key]["ja"])
+
+
 @pytest.mark.parametrize("game", engines.GAMES)
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
 def test_the_page_shows_the_half_in_the_pages_language(client, game, lang):

@@ -169,7 +169,8 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
         "positions": {seats[i]: state.p[i] % L for i in range(n)},
         "progress": {seats[i]: state.p[i] for i in range(n)},
         "laps": {seats[i]: state.p[i] // L for i in range(n)},
-        "discs": {str(k): [seats[i] for i in range(n) if state.p[i] % L == k] for k in sorted({p % L for p in state.p})},
+        "discs": {str(k): [seats[i] for i in range(n) if state.p[i] % L == k]
+                  for k in sorted({p % L for p in state.p})},
         "lots": {str(k): {seats[i]: c[i] for i in range(n) if c[i]} for k, c in enumerate(state.cubes) if sum(c)},
         "cap": cap(state),
         "start_cubes": [seats[i] for i in range(n) if state.start_cube[i]],

@@ -82,7 +82,7 @@ def _cards(state):
 def _check(before, ev, state):
     n, L = len(state.seats), len(state.board)
     assert _cards(state) == sorted(state.item_cards)
-    if state.cubes is not before.cubes or state.supply is not before.supply or state.start_cube is not before.start_cube:
+    if (state.cubes, state.supply, state.start_cube) != (before.cubes, before.supply, before.start_cube):
         per_seat = [sum(col) for col in zip(*state.cubes)]
         for i in range(n):
             assert per_seat[i] + state.supply[i] + state.start_cube[i] == fd.SUPPLY + 1

@@ -445,7 +445,7 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
     if seen != wanted:
         (want, want_ja), (saw, saw_ja) = spec_text(wanted), spec_text(seen)
         raise IllegalEvent(f"expected {want} ({who}'s {EN['throw']}), saw {saw}",
-                           f"{who_ja}の{JA['throw']}は{want_ja}です（来たのは{saw_ja}）")
+                           f"{who_ja}の{JA['throw']}で振るのは{want_ja}です（来たのは{saw_ja}）")
     hands = list(state.hands)
     for i in group:
         hands[i] = thrown(hands[i], state.choices[i][1], [d for d in dice if d.colour == state.seats[i].colour])

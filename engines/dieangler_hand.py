@@ -90,11 +90,12 @@ def _special_arg(hand: Hand, raw: Any, what: str, name: str) -> str:
     return raw
 
 
-def _bounded_list(raw: Any, what: str, example: str) -> list:
+def _bounded_list(raw: Any, what: str, example: str, meaning: str, meaning_ja: str) -> list:
     """``raw`` if it is a list of 1 to ``MAX_DICE`` items; IllegalEvent otherwise."""
     if not isinstance(raw, list) or not raw:
-        raise IllegalEvent(f"{what} is empty; give a list like {example}",
-                           f"{what} が空です。{example} のようなリストで書いてください")
+        saw = "is empty" if raw == [] else f"is {short(raw)}"
+        raise IllegalEvent(f"{what} {saw}; give a list like {example} ({meaning})",
+                           f"{what} は {example} のようなリスト（{meaning_ja}）で書いてください（{short(raw)}）")
     if len(raw) > MAX_DICE:
         raise IllegalEvent(f"{what} holds {len(raw)} items; at most {MAX_DICE}",
                            f"{what} の項目が{len(raw)}個あります。最大{MAX_DICE}個です")
@@ -130,7 +131,8 @@ def rethrow(hand: Hand, event: Mapping[str, Any], name: str, colour: str) -> tup
     if not hand.rights_left(by):
         raise IllegalEvent(f"{name}'s {EN[by]} has no {EN['rethrow']} {EN['right']} left",
                            f"{name}の{JA[by]}には{JA['rethrow']}の{JA['right']}が残っていません")
-    picked = _bounded_list(event["picked"], "picked", '[3, "d20"] (the dice picked up: a d6 by its face, "d10"/"d20" by name)')
+    picked = _bounded_list(event["picked"], "picked", '[3, "d20"]', 'the dice picked up: a d6 by its face, "d10"/"d20" by name',
+                           f'拾ったダイス: {JA["d6"]}は出目、{JA["d10"]}・{JA["d20"]}は "d10"/"d20"')
     faces, specials = [], []
     for p in picked:
         if isinstance(p, str):
@@ -174,7 +176,8 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
     if by in hand.lured:
         raise IllegalEvent(f"{name}'s {EN[by]} has already lured; each {EN['lure']} die is used once",
                            f"{name}の{JA[by]}はもう{JA['lure']}を使いました。{JA['lure']}はダイス1個につき1回です")
-    changes = _bounded_list(event["changes"], "changes", '[[2, 1], ["d10", -1]] ([die, delta] pairs)')
+    changes = _bounded_list(event["changes"], "changes", '[[2, 1], ["d10", -1]]', "[die, delta] pairs",
+                            "[ダイス, 増減] の組")
     budget = 1 if hand.value(by) % 2 else 2
     faces, special_delta, total = [], {}, 0
     for c in changes:

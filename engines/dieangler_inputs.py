@@ -111,7 +111,7 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
         if by:
             out.append(an_input("rethrow", [name], text(
                 f"{name}: {EN['rethrow']} any of your dice with a {EN['reapproach']} {EN['right']}.",
-                f"{name}: {JA['reapproach']}の{JA['right']}でダイスを{JA['rethrow']}できます。"), [
+                f"{name}: {JA['reapproach']}の{JA['right']}でダイスを振り直せます（{JA['rethrow']}）。"), [
                 field("by", "choice", f"{EN['right'].capitalize()} of", f"使う{JA['right']}", options=[
                     option(k, f"{EN[k]} ({hand.rights_left(k)} left)", f"{JA[k]}（残り{hand.rights_left(k)}回）")
                     for k in by]),

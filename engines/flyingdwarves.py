@@ -26,9 +26,10 @@ Events (docs/replay.md, "Flying Dwarves events, by example"): ``handicap``, ``dr
 ``propel`` (secret), ``item``, ``pass``, ``swap``, ``develop``, ``move``, ``discard``,
 ``invest``, ``start_cube``. Phases: ``handicap``, ``draw``, ``propel``, ``move`` (before a
 move: an item opens an exchange, or the mover moves), ``exchange``, ``swap``, ``develop``,
-``discard``, ``invest``, ``start_cube``, ``over``. The data file and the names of things
-are in ``flyingdwarves_data``, the state in ``flyingdwarves_state``, ``expects`` and
-``view`` in ``flyingdwarves_view``.
+``discard``, ``invest``, ``start_cube``, ``over``. Beside this module: the data file,
+the glossary and the names of things (``flyingdwarves_data``), the state
+(``flyingdwarves_state``), what the spaces do and the end's scoring
+(``flyingdwarves_spaces``), ``expects`` and ``view`` (``flyingdwarves_view``).
 
 Decisions where RULES.md and SCRIPTS.md are silent:
 - In an exchange every seat at priority sends an item or a pass, a seat holding no item

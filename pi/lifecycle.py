@@ -3,7 +3,8 @@ forced moves the table sends by itself.
 
 A game is its seats, options, seed and event list (ARCHITECTURE.md): the state is rebuilt
 by replaying the stored events (``engines.replay``). Every accepted event goes through
-``apply``: the engine checks it, the store commits it, and then the forced moves that
+``apply``: the engine checks it, the store commits it with its source (the input that
+produced it), the game's ledger (``pi.ledger``) records it, and then the forced moves that
 follow are sent (a move with nothing to choose; ``forced_event``).
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from pi import inputs
+from pi.ledger import Ledger, entry_of, rebuild
 from pi.words import Result, error, no_game, ok, refused
 
 log = logging.getLogger(__name__)
@@ -66,8 +68,8 @@ class Lifecycle:
             if table.record is not None:
                 self._end_stored()
             game_id = table.store.new_game(game, seats, options, seed)
-            table.record = GameRecord(game_id, game, seats, options, seed, table.links(game_id, seats))
-            table.engine, table.state = engine, state
+            table.record = GameRecord(game_id, game, seats, options, seed, table.links(seats))
+            table.engine, table.state, table.ledger = engine, state, Ledger.start(engine, state)
             table.clear_round()
             self.force()
         table.after_change()
@@ -82,15 +84,15 @@ class Lifecycle:
             return False
         seats = [dict(s) for s in found.seats]
         record = GameRecord(found.id, found.game, seats, dict(found.options or {}), int(found.seed),
-                            table.links(found.id, seats))
+                            table.links(seats))
         try:
             engine = table.engine_loader(record.game)
-            state = replay(engine, record, table.store.events(record.id))
+            ledger, state = rebuild(engine, replay(engine, record, []), table.store.records(record.id))
         except ValueError as exc:  # an engine that no longer accepts the stored events
             log.error("cannot resume %s game %s: %s; the host can start a new game", record.game, record.id, exc)
             return False
         with table._lock:
-            table.record, table.engine, table.state = record, engine, state
+            table.record, table.engine, table.state, table.ledger = record, engine, state, ledger
             table.clear_round()
             self.force()
         table.after_change()
@@ -103,7 +105,7 @@ class Lifecycle:
             if table.record is None:
                 return no_game()
             self._end_stored()
-            table.record, table.engine, table.state = None, None, None
+            table.record, table.engine, table.state, table.ledger = None, None, None, None
             table.clear_round()
         table.after_change()
         return ok()
@@ -121,28 +123,50 @@ class Lifecycle:
         with table._lock:
             if table.record is None:
                 return no_game()
-            events = table.store.events(table.record.id)
-            forced = self._forced_flags(events)
-            last = len(events)
-            while last and forced[last - 1]:
+            entries = table.ledger.entries
+            last = len(entries)
+            while last and entries[last - 1].source == "forced":
                 last -= 1
             if not last:
                 return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
-            table.store.undo_last(table.record.id, len(events) - last + 1)
-            table.state = self.replay(events[:last - 1])
+            forced = len(entries) - last
+            self.take_back(last - 1)
             table.clear_round()
         table.after_change()
-        return ok(forced=len(events) - last)
+        return ok(forced=forced)
 
-    def _forced_flags(self, events: Sequence[Mapping[str, Any]]) -> list[bool]:
-        """For each event of the game, whether it was a forced move when it was applied."""
-        engine = self.table.engine
-        state = self.replay([])
-        flags = []
-        for event in events:
-            flags.append(forced_event(engine.expects(state)) == dict(event))
-            state = engine.apply(state, dict(event))
-        return flags
+    def take_back(self, first: int) -> None:
+        """Undo the game's events from the ``first``-th on (the state is replayed)."""
+        table = self.table
+        table.store.undo_last(table.record.id, len(table.ledger.entries) - first)
+        table.ledger.truncate(first)
+        table.state = self.replay([e.event for e in table.ledger.entries])
+
+    def replace(self, index: int, event: dict[str, Any], source: str) -> Result:
+        """Replace the game's ``index``-th event by ``event`` (a corrected throw). The
+        events after it are taken back with it; the forced moves then follow again, and
+        the other events after it (secret choices nobody has seen) are made again where
+        the game still takes them. Call with the table's lock held."""
+        from engines import IllegalEvent
+
+        table = self.table
+        entries = table.ledger.entries
+        later = [e for e in entries[index + 1:] if e.source != "forced"]
+        before = self.replay([e.event for e in entries[:index]])
+        try:
+            after = table.engine.apply(before, event)
+        except IllegalEvent as exc:
+            return refused(str(exc), getattr(exc, "ja", None))
+        entry = entry_of(table.engine, before, after, event, source)
+        table.store.rewrite(table.record.id, len(entries) - index, [(event, source, entry.throw)])
+        table.ledger.truncate(index)
+        table.ledger.entries.append(entry)
+        table.state = after
+        self.force()
+        for again in later:
+            if not self.apply(again.event, again.source)["ok"]:
+                log.info("%s of %s is not taken after the correction", again.event.get("type"), again.event.get("seat"))
+        return ok()
 
     def replay(self, events: Sequence[Mapping[str, Any]]) -> Any:
         """The state of the table's game after ``events``."""
@@ -150,10 +174,11 @@ class Lifecycle:
 
     # ------------------------------------------------------------------ every event
 
-    def apply(self, event: dict[str, Any]) -> Result:
-        """Engine check, then commit; then the forced moves that follow. Call with the
-        table's lock held."""
-        result = self._commit(event)
+    def apply(self, event: dict[str, Any], source: str) -> Result:
+        """Engine check, then commit (with the input that produced the event: a key of
+        ``pi.ledger.SOURCES``); then the forced moves that follow. Call with the table's
+        lock held."""
+        result = self._commit(event, source)
         if result["ok"]:
             self.force()
         return result
@@ -165,14 +190,14 @@ class Lifecycle:
             event = forced_event(table.engine.expects(table.state))
             if event is None:
                 return
-            result = self._commit(event)
+            result = self._commit(event, "forced")
             if not result["ok"]:  # an engine that refuses the one move it offers
                 log.error("the game refused its forced move %s: %s", event, result["error"]["en"])
                 return
             log.info("forced %s for %s: nothing to choose", event["type"], event["seat"])
         log.error("more than %d forced moves in a row; the table waits for the host", MAX_FORCED)
 
-    def _commit(self, event: dict[str, Any]) -> Result:
+    def _commit(self, event: dict[str, Any], source: str) -> Result:
         """Engine check, then commit. Call with the table's lock held."""
         from engines import IllegalEvent
 
@@ -187,12 +212,14 @@ class Lifecycle:
                 layout = next((v for v in event.values() if isinstance(v, list) and v and isinstance(v[0], list)), None)
                 table.notes[event["seat"]] = {**result["error"], "problems": problems, "layout": layout}
             return result
+        entry = entry_of(table.engine, table.state, state, event, source)
         try:
-            table.store.append(table.record.id, event)
+            table.store.append(table.record.id, event, source, entry.throw)
         except Exception as exc:  # a full or failing disk: nothing changes
             log.exception("could not store an event")
             return error(f"The event could not be saved ({exc}); nothing changed. Check the data folder.",
                          f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
+        table.ledger.entries.append(entry)
         table.state = state
         table.throws.pending = None
         if "dice" in event:

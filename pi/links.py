@@ -1,5 +1,8 @@
 """Seat links and the table's key: each seat's private page is reached through a token that
-nobody can guess and that stays the same after a restart, without being stored."""
+nobody can guess and that stays the same after a restart, without being stored.
+
+A link belongs to the table's seat (its button; a seat without one, to its name), not to a
+game: it lasts the whole evening, across games, until the host reissues the links."""
 from __future__ import annotations
 
 import logging
@@ -33,13 +36,17 @@ def table_secret(config: Any) -> bytes:
         return secrets.token_bytes(32)
 
 
-def seat_token(secret: bytes, game_id: Any, seat: str, generation: int = 0) -> str:
-    """The private link token of ``seat`` in game ``game_id`` (22 URL-safe characters, 128
+def seat_token(secret: bytes, seat: str, generation: int = 0) -> str:
+    """The private link token of the table's seat ``seat`` (22 URL-safe characters, 128
     bits); ``generation`` counts the host's reissues (each makes new, unrelated tokens)."""
     import base64
     import hashlib
     import hmac
 
-    suffix = f"\0{generation}" if generation else ""
-    digest = hmac.new(secret, f"seat-link\0{game_id}\0{seat}{suffix}".encode(), hashlib.sha256).digest()
+    digest = hmac.new(secret, f"seat-link\0{seat}\0{generation}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+
+def table_seat(seat: dict[str, str]) -> str:
+    """The table's seat a game's seat sits at: its button (a config seat), else its name."""
+    return seat.get("button") or seat["name"]

@@ -20,6 +20,8 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
     throws = table.throws
     with table._lock:
         view = table.engine.view(table.state, seat) if table.state is not None else None
+        if view is not None:  # each line says how its event came in, where that is worth saying
+            view = dict(view, log=table.ledger.marked(view.get("log") or []))
         expects = table.expects_now()
         shown = inputs.inputs(public(expects)) if expects is not None else []
         # A seat's own secret input names only that seat, never who else still chooses.

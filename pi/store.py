@@ -1,9 +1,14 @@
 """The event store: SQLite in WAL mode, one file in the data directory.
 
 A game is its seed plus its event list (ARCHITECTURE.md): `games` holds what `setup()`
-needs, `events` every accepted event in order, `rolls` every settled roll the camera read
-(for statistics, in or out of a game). Nothing is deleted: `undo_last` marks an event
-undone, and `events()` returns the active ones in order, which is what a replay needs.
+needs, `events` every accepted event in order with the input that produced it (its
+source: the camera, a phone, a seat button, the host, typed, corrected, forced by the
+table) and, for a throw, the name of its thrown-dice field; `rolls` every settled roll the
+camera read. Nothing is deleted: `undo_last` marks an event undone, and `events()` returns
+the active ones in order, which is what a replay needs.
+
+The dice statistics count the faces the games applied (a corrected throw's corrected
+faces, a typed throw's typed ones) and, outside a game, the camera's reads (`thrown()`).
 
 Durability: every write is one transaction committed with `synchronous=FULL` before the
 method returns, so an event the table has announced survives a power cut. After a restart,
@@ -19,13 +24,13 @@ import json
 import sqlite3
 import threading
 import time as _time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 #: The schema this code writes (PRAGMA user_version).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -44,6 +49,8 @@ CREATE TABLE events (
     event    TEXT    NOT NULL,  -- JSON object
     time     REAL    NOT NULL,
     undone   REAL,              -- when it was undone, NULL = active
+    source   TEXT,              -- the input that produced it (pi.ledger.SOURCES), NULL before schema 3
+    throw    TEXT,              -- a throw: the name of its thrown-dice field
     PRIMARY KEY (game_id, seq)
 );
 CREATE TABLE rolls (
@@ -51,19 +58,26 @@ CREATE TABLE rolls (
     game_id  INTEGER REFERENCES games(id),  -- NULL: read outside a game
     time     REAL    NOT NULL,
     dice     TEXT    NOT NULL,  -- JSON list of {colour, face, box, confidence, status, cocked}
-    source   TEXT    NOT NULL
+    source   TEXT    NOT NULL,
+    counted  INTEGER NOT NULL DEFAULT 1  -- in the statistics: read outside a game (in a game its throws count)
 );
 CREATE INDEX rolls_by_game ON rolls (game_id, time);
-CREATE TABLE links (
-    game_id    INTEGER PRIMARY KEY REFERENCES games(id),
-    generation INTEGER NOT NULL  -- the seat links in use: 0 first, +1 per reissue
+CREATE TABLE seat_links (
+    generation INTEGER NOT NULL  -- the table's seat links in use: 0 first, +1 per reissue (one row)
 );
 """
 
 #: What each schema version adds to the one before (a store of an older version is
 #: brought up to date when it is opened).
 _MIGRATIONS = {
-    2: "CREATE TABLE links (game_id INTEGER PRIMARY KEY REFERENCES games(id), generation INTEGER NOT NULL)",
+    2: ["CREATE TABLE links (game_id INTEGER PRIMARY KEY REFERENCES games(id), generation INTEGER NOT NULL)"],
+    # Sources and throws of events; seat links of the table's seats, not of a game (every
+    # link changes once); camera reads of older games stay in the statistics.
+    3: ["ALTER TABLE events ADD COLUMN source TEXT",
+        "ALTER TABLE events ADD COLUMN throw TEXT",
+        "ALTER TABLE rolls ADD COLUMN counted INTEGER NOT NULL DEFAULT 1",
+        "DROP TABLE links",
+        "CREATE TABLE seat_links (generation INTEGER NOT NULL)"],
 }
 
 
@@ -87,13 +101,17 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class EventRecord:
-    """One stored event with its sequence number, time and undo mark."""
+    """One stored event with its sequence number, time, undo mark, the input that produced
+    it (None in games stored before sources were kept) and, for a throw, the name of its
+    thrown-dice field."""
 
     game_id: int
     seq: int
     event: dict[str, Any]
     time: float
     undone: float | None
+    source: str | None = None
+    throw: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +187,8 @@ class Store:
         elif version < SCHEMA_VERSION:
             with self._transaction():
                 for step in range(version + 1, SCHEMA_VERSION + 1):
-                    db.execute(_MIGRATIONS[step])
+                    for statement in _MIGRATIONS[step]:
+                        db.execute(statement)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _transaction(self):
@@ -225,37 +244,39 @@ class Store:
 
     # --- events --------------------------------------------------------------------------
 
-    def append(self, game_id: int, event: Mapping[str, Any]) -> int:
-        """Store an accepted event; committed to disk when this returns. Returns its seq."""
+    def append(self, game_id: int, event: Mapping[str, Any], source: str | None = None,
+               throw: str | None = None) -> int:
+        """Store an accepted event, with the input that produced it and, for a throw, the
+        name of its thrown-dice field; committed to disk when this returns. Returns its seq."""
         text = _dumps(dict(event), "event")
         with self._lock, self._transaction():
-            return self._append(game_id, text)
+            return self._append(game_id, text, source, throw)
 
-    def _append(self, game_id: int, text: str) -> int:
+    def _append(self, game_id: int, text: str, source: str | None, throw: str | None) -> int:
         row = self._db.execute("SELECT ended FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id} in the store")
         seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events WHERE game_id = ?",
                                (game_id,)).fetchone()[0]
-        self._db.execute("INSERT INTO events (game_id, seq, event, time) VALUES (?, ?, ?, ?)",
-                         (game_id, seq, text, self._clock()))
+        self._db.execute("INSERT INTO events (game_id, seq, event, time, source, throw) VALUES (?, ?, ?, ?, ?, ?)",
+                         (game_id, seq, text, self._clock(), source, throw))
         return int(seq)
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
         """The game's active (not undone) events, in order: replaying them rebuilds it."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT event FROM events WHERE game_id = ? AND undone IS NULL ORDER BY seq",
-                (game_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [r.event for r in self.records(game_id)]
+
+    def records(self, game_id: int) -> list[EventRecord]:
+        """The game's active events with their sources, in order."""
+        return [r for r in self.history(game_id) if r.undone is None]
 
     def history(self, game_id: int) -> list[EventRecord]:
         """Every event of the game, undone ones included, in order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT game_id, seq, event, time, undone FROM events WHERE game_id = ? "
+                "SELECT game_id, seq, event, time, undone, source, throw FROM events WHERE game_id = ? "
                 "ORDER BY seq", (game_id,)).fetchall()
-        return [EventRecord(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+        return [EventRecord(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], r[6]) for r in rows]
 
     def undo_last(self, game_id: int, count: int = 1) -> list[dict[str, Any]]:
         """Mark the last ``count`` active events undone in one transaction (they stay in
@@ -274,30 +295,30 @@ class Store:
                          (self._clock(), game_id, row[0]))
         return json.loads(row[1])
 
-    def replace_last(self, game_id: int, event: Mapping[str, Any]) -> int:
-        """Undo the last active event and append `event` in one transaction (a corrected
-        throw). Returns the new event's seq."""
-        text = _dumps(dict(event), "event")
+    def rewrite(self, game_id: int, undo: int, events: Iterable[tuple[Mapping[str, Any], str | None, str | None]]) -> None:
+        """Undo the last ``undo`` active events and append ``events`` ((event, source,
+        throw) each) in one transaction: a corrected throw, with what followed it."""
+        texts = [(_dumps(dict(e), "event"), source, throw) for e, source, throw in events]
         with self._lock, self._transaction():
-            if self._undo_last(game_id) is None:
-                raise ValueError(f"game {game_id} has no event to replace")
-            return self._append(game_id, text)
+            if None in [self._undo_last(game_id) for _ in range(undo)]:
+                raise ValueError(f"game {game_id} has fewer than {undo} events to replace")
+            for text, source, throw in texts:
+                self._append(game_id, text, source, throw)
 
     # --- seat links ----------------------------------------------------------------------
 
-    def link_generation(self, game_id: int) -> int:
-        """Which seat links of the game are valid: 0 at first, +1 per reissue."""
+    def link_generation(self) -> int:
+        """Which seat links of the table are valid: 0 at first, +1 per reissue."""
         with self._lock:
-            row = self._db.execute("SELECT generation FROM links WHERE game_id = ?", (game_id,)).fetchone()
+            row = self._db.execute("SELECT generation FROM seat_links").fetchone()
         return 0 if row is None else int(row[0])
 
-    def new_links(self, game_id: int) -> int:
-        """Make the game's seat links of the next generation the valid ones; returns it."""
+    def new_links(self) -> int:
+        """Make the seat links of the next generation the valid ones; returns it."""
         with self._lock, self._transaction():
-            generation = self.link_generation(game_id) + 1
-            self._db.execute("INSERT INTO links (game_id, generation) VALUES (?, ?) "
-                             "ON CONFLICT (game_id) DO UPDATE SET generation = excluded.generation",
-                             (game_id, generation))
+            generation = self.link_generation() + 1
+            self._db.execute("DELETE FROM seat_links")
+            self._db.execute("INSERT INTO seat_links (generation) VALUES (?)", (generation,))
         return generation
 
     # --- rolls ---------------------------------------------------------------------------
@@ -305,12 +326,13 @@ class Store:
     def record_roll(self, game_id: int | None, dice: Iterable[Any], time: float | None = None,
                     source: str = "camera") -> int:
         """Keep one settled roll: each die a dict or dataclass with colour, face, box,
-        confidence, status, cocked. Returns the roll's id."""
+        confidence, status, cocked. A roll read outside a game counts in the statistics;
+        in a game, the throws the game applied count instead. Returns the roll's id."""
         text = _dumps([_plain(d) for d in dice], "dice")
         with self._lock, self._transaction():
             cur = self._db.execute(
-                "INSERT INTO rolls (game_id, time, dice, source) VALUES (?, ?, ?, ?)",
-                (game_id, self._clock() if time is None else float(time), text, source))
+                "INSERT INTO rolls (game_id, time, dice, source, counted) VALUES (?, ?, ?, ?, ?)",
+                (game_id, self._clock() if time is None else float(time), text, source, int(game_id is None)))
             return int(cur.lastrowid)
 
     def rolls(self, game_id: int | None = None) -> list[RollRecord]:
@@ -324,6 +346,24 @@ class Store:
                     "SELECT id, game_id, time, dice, source FROM rolls WHERE game_id = ? "
                     "ORDER BY id", (game_id,)).fetchall()
         return [RollRecord(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
+
+    def thrown(self) -> Iterator[list[Any]]:
+        """The dice of every throw the statistics count, oldest first: the thrown dice of
+        each active throw event (as the game applied them), and the dice of each counted
+        camera roll (every die it read, with its status)."""
+        with self._lock:
+            events = self._db.execute(
+                "SELECT event, throw FROM events WHERE throw IS NOT NULL AND undone IS NULL "
+                "ORDER BY game_id, seq").fetchall()
+            rolls = self._db.execute("SELECT dice FROM rolls WHERE counted ORDER BY id").fetchall()
+        for text, throw in events:
+            dice = json.loads(text)
+            for key in throw.split("."):
+                dice = dice.get(key) if isinstance(dice, dict) else None
+            if isinstance(dice, list):
+                yield dice
+        for (text,) in rolls:
+            yield json.loads(text)
 
     # --- upkeep --------------------------------------------------------------------------
 

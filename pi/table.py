@@ -35,8 +35,9 @@ from pi.calibration import Calibration
 from pi.camera_loop import FRAME_INTERVAL_S, CameraLoop
 from pi.demo import Demo
 from pi.inputs import InputError
+from pi.ledger import Ledger
 from pi.lifecycle import GameRecord, Lifecycle
-from pi.links import seat_token, table_secret
+from pi.links import seat_token, table_seat, table_secret
 from pi.snapshots import due_words, snapshot
 from pi.throws import Throws
 from pi.words import Result, error, no_game, ok
@@ -86,6 +87,7 @@ class Table:
         self.record: GameRecord | None = None
         self.engine: Any = None
         self.state: Any = None
+        self.ledger: Ledger | None = None  # the game's events, their sources, log lines and rounds
         self.warning: dict[str, str] | None = None
         self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
         self.config_seats = _config_seats(config)
@@ -195,19 +197,20 @@ class Table:
             out.append(seat)
         return out, None
 
-    def links(self, game_id: Any, seats: Sequence[Mapping[str, str]]) -> dict[str, str]:
-        generation = self.store.link_generation(game_id)
-        return {s["name"]: seat_token(self.secret, game_id, s["name"], generation) for s in seats}
+    def links(self, seats: Sequence[Mapping[str, str]]) -> dict[str, str]:
+        """The private link token of each game seat: its table seat's, the same in every
+        game until the host reissues the links."""
+        generation = self.store.link_generation()
+        return {s["name"]: seat_token(self.secret, table_seat(s), generation) for s in seats}
 
     def reissue_links(self) -> Result:
-        """New seat links for the running game; the old ones stop working at once (an open
-        page of an old link says to scan the new QR code)."""
+        """New seat links for every seat of the table; the old ones stop working at once (an
+        open page of an old link says to scan the new QR code)."""
         with self._lock:
-            if self.record is None:
-                return no_game()
-            self.store.new_links(self.record.id)
-            self.record.tokens = self.links(self.record.id, self.record.seats)
-        log.info("seat links of game %s reissued", self.record.id)
+            self.store.new_links()
+            if self.record is not None:
+                self.record.tokens = self.links(self.record.seats)
+        log.info("seat links reissued")
         self.publish()
         return ok()
 
@@ -235,7 +238,9 @@ class Table:
 
     def act(self, seat: str | None, type_: Any, values: Any, source: str = "phone") -> Result:
         """An input from ``seat`` (its page or its button) or from the host (``seat=None``):
-        ``values`` are the input's field values (a page's form, or typed values)."""
+        ``values`` are the input's field values (a page's form, or typed values).
+        ``source``: "phone", "button", "host", "camera" (a layout read), or "typed" (dice
+        typed by hand); a throw sent from a page is stored as typed by the seat or host."""
         with self._lock:
             if self.record is None:
                 return no_game()
@@ -250,7 +255,9 @@ class Table:
                 event = inputs.event_from_values(inp, seat, values)
             except InputError as exc:
                 return {"ok": False, "error": exc.message}
-            result = self.apply(event)
+            if inputs.dice_field(inp) and source in ("phone", "host", "typed"):
+                source = "seat_typed" if seat is not None else "host_typed"
+            result = self.apply(event, source)
             if result["ok"] and inputs.dice_field(inp):
                 self.throws.applied_by_hand()
         if result["ok"]:
@@ -268,10 +275,10 @@ class Table:
         return error(f"{who} cannot send {type_!s} now. {due['en']}",
                      f"{seat or 'ホスト'}はいま「{type_!s}」を送れません。{due['ja']}")
 
-    def apply(self, event: dict[str, Any]) -> Result:
-        """The engine checks ``event``, the store commits it, forced moves follow. Call
-        with the lock held."""
-        return self.lifecycle.apply(event)
+    def apply(self, event: dict[str, Any], source: str) -> Result:
+        """The engine checks ``event``, the store commits it with its ``source``, forced
+        moves follow. Call with the lock held."""
+        return self.lifecycle.apply(event, source)
 
     # ------------------------------------------------------------------ throws
 

@@ -9,13 +9,14 @@ game through ``table.apply``; this module keeps what the pages show of the dice.
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from pi import inputs
 from pi.inputs import InputError
-from pi.words import Result, error, no_game, ok, refused
+from pi.words import Result, error, no_game, ok
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ class Throws:
         if problem is not None:
             self.prompt = problem
             return {"ok": False, "error": problem}
-        result = table.apply(event)
+        result = table.apply(event, "camera")
         if not result["ok"]:
             self.prompt = result["error"]
             return result
@@ -269,7 +270,7 @@ class Throws:
             else:
                 inp, dice, ids = pending["input"], pending["dice"], pending["ids"]
                 event = inputs.event_from_values(inp, None, {**inputs.seat_value(inp), inputs.dice_field(inp): dice})
-                result = table.apply(event)
+                result = table.apply(event, "camera_typed")
                 if result["ok"]:
                     self.prompt = None
                     self.accepted_ids |= set(ids)
@@ -318,36 +319,35 @@ class Throws:
         return table.act(None, inp["type"], values, source="typed")
 
     def correct(self, dice: Sequence[Mapping[str, Any]]) -> Result:
-        """Replace the dice of the last accepted event (a throw) with the dice the host typed."""
+        """Replace the dice of the last throw with the dice the host typed."""
         table = self.table
         with table._lock:
             if table.record is None:
                 return no_game()
-            events = list(table.store.events(table.record.id))
-            if not events or _thrown(events[-1]) is None:
+            index = self._last_throw()
+            if index is None:
                 return error("The last event is not a throw; undo the later events first.",
                              "最後の操作はダイスの振りではありません。先に後の操作を取り消してください。")
-            from engines import IllegalEvent
-
-            event = {**events[-1], "dice": [dict(d) for d in dice]}
-            try:
-                state = table.engine.apply(table.lifecycle.replay(events[:-1]), event)
-            except IllegalEvent as exc:
-                return refused(str(exc))
-            table.store.replace_last(table.record.id, event)
-            table.state = state
-            self.prompt = None
+            entry = table.ledger.entries[index]
+            result = table.lifecycle.replace(index, _with_dice(entry.event, entry.throw, dice), "corrected")
+            if result["ok"]:
+                self.prompt = None
         table.after_change()
-        return ok()
+        return result
+
+    def _last_throw(self) -> int | None:
+        """The index of the last event in the ledger when it is a throw."""
+        entries = self.table.ledger.entries
+        return len(entries) - 1 if entries and entries[-1].throw else None
 
     def last_throw_dice(self) -> list[dict[str, Any]]:
-        """The dice of the last event when it holds dice: what ``correct`` replaces."""
+        """The dice of the last event when it is a throw: what ``correct`` replaces."""
         table = self.table
         with table._lock:
             if table.record is None:
                 return []
-            events = list(table.store.events(table.record.id))
-        return (_thrown(events[-1]) or []) if events else []
+            index = self._last_throw()
+            return [] if index is None else _dice_of(table.ledger.entries[index])
 
     # ------------------------------------------------------------------ pictures
 
@@ -357,14 +357,23 @@ class Throws:
         return self.table.camera.roll_jpeg(frame, roll)
 
 
-def _thrown(event: Mapping[str, Any]) -> list[Any] | None:
-    """The dice of a throw event (each die a ``{"colour", "face"}`` or ``[colour, face]``);
-    None for any other event, e.g. one whose "dice" are faces kept or spent."""
-    dice = event.get("dice")
-    if not isinstance(dice, list) or not dice:
-        return None
-    good = all(isinstance(d, Mapping) and "colour" in d or isinstance(d, list) and d and isinstance(d[0], str) for d in dice)
-    return list(dice) if good else None
+def _dice_of(entry: Any) -> list[Any]:
+    """The thrown dice of a throw's ledger entry (its field may be dotted)."""
+    value = entry.event
+    for key in entry.throw.split("."):
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return list(value) if isinstance(value, list) else []
+
+
+def _with_dice(event: Mapping[str, Any], name: str, dice: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``event`` with its thrown-dice field ``name`` (maybe dotted) set to ``dice``."""
+    out = json.loads(json.dumps(event))
+    *outer, last = name.split(".")
+    place = out
+    for key in outer:
+        place = place.setdefault(key, {})
+    place[last] = [dict(d) for d in dice]
+    return out
 
 
 def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str | None]]:

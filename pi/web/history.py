@@ -2,8 +2,10 @@
 
 GET /history               finished games, newest first: date, game, seats, scores, winners
 GET /history/<id>.jsonl    a finished game's script (docs/replay.md), which `dicetable
-                           replay` plays back; a game still running has none (its events
-                           may hold secret choices not yet revealed)
+                           replay` plays back; each event's "comment" says how it came in
+                           (the camera, a phone, typed, corrected, forced by the table); a
+                           game still running has none (its events may hold secret choices
+                           not yet revealed)
 GET /stats                 faces seen per dice colour, with a chi-square test of fairness
 GET /api/history, /api/stats   the same as JSON
 """
@@ -16,6 +18,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from pi import dicestats
+from pi.ledger import source_words
 from pi.web import table_of
 
 bp = Blueprint("history", __name__)
@@ -76,10 +79,19 @@ def script(game_id: int):
     header = {"game": record.game, "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
               "options": record.options, "seed": record.seed}
     lines = [json.dumps(header, ensure_ascii=False)]
-    lines += [json.dumps(e, ensure_ascii=False) for e in store.events(game_id)]
+    lines += [json.dumps(_commented(r.event, source_words(r.source)), ensure_ascii=False)
+              for r in store.records(game_id)]
     filename = f"dicetable-{record.game}-{game_id}.jsonl"
     return Response("\n".join(lines) + "\n", mimetype="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _commented(event: dict[str, Any], words: dict[str, str] | None) -> dict[str, Any]:
+    """``event`` with its source in its ``"comment"`` (which replay ignores)."""
+    if words is None:
+        return event
+    comment = "; ".join(c for c in (event.get("comment"), words["en"]) if c)
+    return {**event, "comment": comment}
 
 
 def dice_stats() -> list[dict[str, Any]]:

@@ -86,3 +86,45 @@ def test_undo_goes_back_past_forced_moves_to_the_last_real_action(table):
     assert table.expects_now()["inputs"][0]["seats"] == ["Chie"]  # not sent again: Chie chooses again
     assert table.undo()["ok"]  # Aki's take, and Ben's forced one
     assert _events(table)[-1]["type"] == "throw" and table.expects_now()["inputs"][0]["seats"] == ["Aki"]
+
+
+def _sources(table):
+    return [(r.event["type"], r.event.get("seat"), r.source) for r in table.store.records(table.record.id)]
+
+
+def test_each_event_keeps_the_input_it_came_from(panel_and_table, clock):
+    from tests.pi.conftest import declare_on_button, roll_of
+
+    panel, table = panel_and_table
+    relay_table(table)
+    declare_on_button(panel, clock, "Aki", 2)
+    assert table.act("Ben", "bid", {"n": 0})["ok"]
+    assert table.act(None, "bid", {"seat": "Chie", "n": 1})["ok"] is False  # a secret choice is the seat's own
+    assert table.act("Chie", "bid", {"n": 1})["ok"]
+    assert table.settled_roll(roll_of([("red", 6)]))["ok"]
+    assert table.correct_throw([{"colour": "red", "face": 5}])["ok"]
+    assert table.act(None, "take", {"seat": "Aki", "token": "silver"}, source="host")["ok"]
+    assert table.act("Chie", "take", {"token": "gold"})["ok"]
+    assert _sources(table) == [
+        ("bid", "Aki", "button"), ("bid", "Ben", "phone"), ("bid", "Chie", "phone"),
+        ("throw", "Aki", "corrected"), ("take", "Aki", "host"), ("take", "Ben", "forced"),
+        ("take", "Chie", "phone"), ("close", "Aki", "forced")]
+    # Round 2: the throw typed on the host page, then on the thrower's phone.
+    for seat in ("Aki", "Ben", "Chie"):
+        table.act(seat, "bid", {"n": 1})
+    assert table.typed_throw([{"colour": "red", "face": 2}])["ok"]
+    table.undo()
+    assert table.act("Aki", "throw", {"dice": [{"colour": "red", "face": 3}]})["ok"]
+    assert _sources(table)[-1] == ("throw", "Aki", "seat_typed")
+
+
+def test_the_log_says_which_events_were_typed_corrected_or_forced(table):
+    relay_table(table)
+    _bid(table, 2, 0, 1)
+    assert "(" not in str(table.snapshot()["view"]["log"])  # the reveal: phones' choices go unmarked
+    table.typed_throw([{"colour": "red", "face": 4}])
+    table.act("Aki", "take", {"token": "silver"})
+    log = [line["en"] for line in table.snapshot()["view"]["log"]]
+    assert log[-3:] == ["Aki threw 4 (typed by the host)", "Aki took silver",
+                        "Ben took gold (sent by the table: nothing to choose)"]
+    assert table.snapshot("Ben")["view"]["log"][-1]["ja"] == "Benがgoldを取った（選択肢がないためテーブルが送信）"

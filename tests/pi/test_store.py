@@ -73,17 +73,41 @@ def test_undo_marks_rather_than_deletes(store):
     assert store.events(gid) == []
 
 
-def test_replace_last_corrects_a_throw_in_one_step(store):
+def test_rewrite_corrects_a_throw_and_what_followed_in_one_step(store):
     gid = store.new_game("alea", SEATS, {}, seed=1)
-    store.append(gid, DECLARE)
-    store.append(gid, THROW)
+    store.append(gid, THROW, "camera", "dice")
+    store.append(gid, DECLARE, "button")
     fixed = {"type": "throw", "dice": [{"colour": "red", "face": 4}, {"colour": "blue", "face": 6}]}
-    assert store.replace_last(gid, fixed) == 3
-    assert store.events(gid) == [DECLARE, fixed]
+    store.rewrite(gid, 2, [(fixed, "corrected", "dice"), (DECLARE, "button", None)])
+    assert store.events(gid) == [fixed, DECLARE]
+    assert [(r.seq, r.source, r.throw) for r in store.records(gid)] == [(3, "corrected", "dice"), (4, "button", None)]
+    assert [r.undone is not None for r in store.history(gid)] == [True, True, False, False]
     other = store.new_game("alea", SEATS, {}, seed=2)
-    with pytest.raises(ValueError, match="no event to replace"):
-        store.replace_last(other, fixed)
+    with pytest.raises(ValueError, match="fewer than 1 events"):
+        store.rewrite(other, 1, [(fixed, "corrected", "dice")])
     assert store.events(other) == []
+
+
+def test_each_event_keeps_its_source_and_throw_field(store):
+    gid = store.new_game("alea", SEATS, {}, seed=1)
+    store.append(gid, DECLARE, "phone")
+    store.append(gid, THROW, "host_typed", "dice")
+    store.append(gid, {"type": "pass", "seat": "Ben"}, "forced")
+    assert [(r.event["type"], r.source, r.throw) for r in store.records(gid)] == [
+        ("declare", "phone", None), ("throw", "host_typed", "dice"), ("pass", "forced", None)]
+
+
+def test_the_statistics_count_applied_throws_and_reads_outside_a_game(store):
+    gid = store.new_game("alea", SEATS, {}, seed=1)
+    read = {"colour": "red", "face": 6, "status": "new"}
+    store.record_roll(gid, [read])  # in a game: the throw the game applied counts instead
+    store.append(gid, {"type": "throw", "dice": [{"colour": "red", "face": 5}]}, "camera", "dice")
+    store.append(gid, {"type": "keep", "dice": [6, 6]}, "phone")  # faces kept, not thrown
+    store.append(gid, {"type": "throw", "dice": [["blue", 2]]}, "host_typed", "dice")
+    store.undo_last(gid)  # an undone throw is not counted
+    store.append(gid, {"type": "build", "tape": {"dice": [{"colour": "red", "face": 1}]}}, "camera", "tape.dice")
+    store.record_roll(None, [read])
+    assert list(store.thrown()) == [[{"colour": "red", "face": 5}], [{"colour": "red", "face": 1}], [read]]
 
 
 def test_end_game_and_unfinished(store):
@@ -196,10 +220,11 @@ def test_someone_elses_sqlite_file_is_refused(tmp_path):
 
 def test_backup_copies_everything(store, tmp_path):
     gid = store.new_game("alea", SEATS, {}, seed=1)
-    store.append(gid, THROW)
+    store.append(gid, THROW, "camera", "dice")
+    store.new_links()
     store.backup(tmp_path / "copy.sqlite3")
     with Store(tmp_path / "copy.sqlite3") as copy:
-        assert copy.events(gid) == [THROW]
+        assert copy.records(gid) == store.records(gid) and copy.link_generation() == 1
 
 
 def test_threads_share_one_store(store):
@@ -221,18 +246,37 @@ def test_threads_share_one_store(store):
     assert len(store.events(gid)) == 80
 
 
-def test_a_store_of_the_first_schema_is_brought_up_to_date(tmp_path):
-    import sqlite3
+SCHEMA_1 = """
+CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, seats TEXT NOT NULL, options TEXT NOT NULL,
+                    seed INTEGER NOT NULL, started REAL NOT NULL, ended REAL, winner TEXT);
+CREATE TABLE events (game_id INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, event TEXT NOT NULL,
+                     time REAL NOT NULL, undone REAL, PRIMARY KEY (game_id, seq));
+CREATE TABLE rolls (id INTEGER PRIMARY KEY, game_id INTEGER REFERENCES games(id), time REAL NOT NULL,
+                    dice TEXT NOT NULL, source TEXT NOT NULL);
+CREATE INDEX rolls_by_game ON rolls (game_id, time);
+"""
 
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_store_is_brought_up_to_date(tmp_path, version):
     from pi import store as store_module
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)
-    first = store_module._SCHEMA.split("CREATE TABLE links")[0]
-    db.executescript(first + "PRAGMA user_version = 1;")
+    db.executescript(SCHEMA_1 + ("CREATE TABLE links (game_id INTEGER PRIMARY KEY, generation INTEGER NOT NULL);"
+                                 "INSERT INTO links VALUES (1, 3);" if version == 2 else "")
+                     + f"PRAGMA user_version = {version};")
     db.execute("INSERT INTO games (game, seats, options, seed, started) VALUES ('alea', '[]', '{}', 1, 0)")
+    db.execute("""INSERT INTO events VALUES (1, 1, '{"type": "throw", "dice": [["red", 4]]}', 0, NULL)""")
+    db.execute("""INSERT INTO rolls (game_id, time, dice, source) VALUES (1, 0, '[{"colour": "red", "face": 4, "status": "new"}]', 'camera')""")
     db.commit()
     db.close()
     with Store(path) as s:
-        assert s.link_generation(1) == 0 and s.new_links(1) == 1 and s.new_links(1) == 2
         assert s._db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
+        (old,) = s.records(1)
+        assert old.event == {"type": "throw", "dice": [["red", 4]]} and old.source is None and old.throw is None
+        # The camera's reads of a game stored before the throws were marked still count.
+        assert list(s.thrown()) == [[{"colour": "red", "face": 4, "status": "new"}]]
+        assert s.link_generation() == 0 and s.new_links() == 1 and s.new_links() == 2
+        s.append(1, {"type": "pass"}, "forced")
+        assert s.records(1)[-1].source == "forced"

@@ -491,7 +491,7 @@ def test_an_event_the_store_cannot_save_changes_nothing(table, store, monkeypatc
     table.start_game("alea", SEATS3, {}, seed=1)
     before = table.snapshot()
 
-    def full_disk(game_id, event):
+    def full_disk(game_id, event, source, throw):
         raise OSError("disk full")
 
     monkeypatch.setattr(store, "append", full_disk)

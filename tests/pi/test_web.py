@@ -82,17 +82,21 @@ def test_seat_page_with_a_valid_and_a_wrong_token(client, table):
     assert table.snapshot()["view"]["declarations"] is None and len(table.store.events(table.record.id)) == 0
 
 
-def test_a_seat_stream_ends_when_a_new_game_makes_new_links(client, table):
+def test_a_seat_link_lasts_across_games(client, table):
     token = _token(table, "Ben")
     response = client.get(f"/seat/{token}/events", buffered=False)
     try:
         _events(response, 1)
         table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=6)
-        assert _token(table, "Ben") != token
-        assert [chunk for chunk in response.response] in ([], [": keepalive\n\n"])  # ended, no view sent
+        assert _token(table, "Ben") == token
+        (next_game,) = _events(response, 1)  # the open page follows the next game
+        assert next_game["state"]["game"]["id"] == table.record.id
     finally:
         response.close()
-    assert client.get(f"/seat/{token}").status_code == 404
+    # The link is the table seat's (its button): another player there keeps it.
+    table.start_game("alea", [SEATS3[0], {"name": "Bea", "colour": "blue", "button": "Ben"}, SEATS3[2]], {}, seed=7)
+    assert _token(table, "Bea") == token
+    assert "Bea" in client.get(f"/seat/{token}").get_data(as_text=True)
 
 
 def test_declaring_through_the_seat_page(client, table):
@@ -423,3 +427,22 @@ def test_reissued_seat_links_replace_the_old_ones(client, table, store):
 
     again = Table(table.config, store)  # after a restart the new links stay the valid ones
     assert again.resume() and again.record.tokens["Ben"] == new
+
+
+def test_the_script_of_a_game_says_how_each_event_came_in_and_still_replays(client, table):
+    import io
+
+    from pi.replay import play_script
+
+    for seat, v in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
+        declare(table, seat, v)
+    assert table.typed_throw([{"colour": "red", "face": 6}])["ok"]
+    assert table.correct_throw([{"colour": "red", "face": 5}])["ok"]
+    game_id = table.record.id
+    table.end_game()
+    script = client.get(f"/history/{game_id}.jsonl").get_data(as_text=True).splitlines()
+    events = [json.loads(line) for line in script[1:]]
+    assert [e.get("comment") for e in events] == ["sent from the seat's phone"] * 3 + ["corrected by the host"]
+    out = io.StringIO()
+    assert play_script(io.StringIO("\n".join(script)), out) == 0
+    assert all(json.loads(line)["accepted"] for line in out.getvalue().splitlines()[:-1])

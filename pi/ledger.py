@@ -1,0 +1,114 @@
+"""The game's ledger: each accepted event with the input that produced it (its source),
+whether it was a secret choice and whether it revealed the choices, the log lines it
+added, and the round it was made in.
+
+The store keeps the events and their sources; the ledger is rebuilt from them by replay
+(after a restart, for a finished game's history) and grows with each event. It knows no
+game: secret choices come from ``expects``, log lines and rounds from ``view`` (its
+``log``, and its ``round`` where the game has rounds).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from pi import inputs
+
+#: Where an event came from, in words (the store keeps the key).
+SOURCES: dict[str, dict[str, str]] = {
+    "camera": {"en": "read by the camera", "ja": "カメラの読み取り"},
+    "camera_typed": {"en": "read by the camera, d10 and d20 typed by their owners",
+                     "ja": "カメラの読み取り（d10・d20は持ち主が入力）"},
+    "phone": {"en": "sent from the seat's phone", "ja": "席のスマホから"},
+    "button": {"en": "entered on the seat button", "ja": "席のボタンで入力"},
+    "host": {"en": "sent by the host", "ja": "ホストが送信"},
+    "seat_typed": {"en": "typed on the seat's phone", "ja": "席のスマホで入力"},
+    "host_typed": {"en": "typed by the host", "ja": "ホストが入力"},
+    "corrected": {"en": "corrected by the host", "ja": "ホストが修正"},
+    "forced": {"en": "sent by the table: nothing to choose", "ja": "選択肢がないためテーブルが送信"},
+}
+
+#: Sources the game log marks: whatever did not come from the camera or a player's own
+#: button or phone choice.
+MARKED = ("seat_typed", "host_typed", "corrected", "host", "forced")
+
+
+def source_words(source: str | None) -> dict[str, str] | None:
+    return SOURCES.get(source or "")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One accepted event of the game and what the table knows of it."""
+
+    event: dict[str, Any]
+    source: str | None
+    throw: str | None  # a throw: the name of its thrown-dice field
+    secret: bool  # a secret choice
+    revealed: bool  # a secret choice that closed the choosing (the last one made)
+    lines: int  # the length of the game log after it
+    round: Any  # the view's "round" after it (None where the game has none)
+
+
+@dataclass
+class Ledger:
+    """The entries of a game's active events, in order, after its setup's log and round."""
+
+    lines: int
+    round: Any
+    entries: list[Entry] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, engine: Any, state: Any) -> Ledger:
+        view = engine.view(state)
+        return cls(len(view.get("log") or []), view.get("round"))
+
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` entries (the others were undone)."""
+        del self.entries[count:]
+
+    def marked(self, log: list[Mapping[str, str]]) -> list[dict[str, str]]:
+        """The game log with each line marked by its event's source where that is worth
+        saying (``MARKED``); a secret choice's lines never are (they would tell who chose
+        last)."""
+        out = [dict(line) for line in log]
+        start = self.lines
+        for entry in self.entries:
+            words = source_words(entry.source)
+            if entry.source in MARKED and not entry.secret and words:
+                marks = {"en": f" ({words['en']})", "ja": f"（{words['ja']}）"}
+                for line in out[start:entry.lines]:
+                    for lang, mark in marks.items():
+                        line[lang] = line.get(lang, "") + mark
+            start = entry.lines
+        return out
+
+
+def entry_of(engine: Any, before: Any, after: Any, event: Mapping[str, Any], source: str | None) -> Entry:
+    """The entry of ``event``, which took the game from ``before`` to ``after``."""
+    expects = engine.expects(before)
+    seat = event.get("seat")
+    inp = next((i for i in inputs.inputs(expects) if i.get("type") == event.get("type")
+                and (seat is None or seat in i.get("seats", []) or not i.get("seats"))), {})
+    secret = bool(inp.get("secret"))
+    waiting = _choosing(expects) - {seat}
+    view = engine.view(after)
+    return Entry(dict(event), source, inputs.dice_field(inp) if inp else None, secret,
+                 secret and (not waiting or _choosing(engine.expects(after)) != waiting),
+                 len(view.get("log") or []), view.get("round"))
+
+
+def _choosing(expects: Mapping[str, Any]) -> frozenset[str]:
+    """The seats a secret choice is still open for."""
+    return frozenset(s for i in inputs.inputs(expects) if i.get("secret") for s in i.get("seats", []))
+
+
+def rebuild(engine: Any, state: Any, records: Iterable[Any]) -> tuple[Ledger, Any]:
+    """The ledger of a game set up as ``state`` after its stored ``records``
+    (``store.records``), and its state after them."""
+    ledger = Ledger.start(engine, state)
+    for record in records:
+        after = engine.apply(state, dict(record.event))
+        ledger.entries.append(entry_of(engine, state, after, record.event, record.source))
+        state = after
+    return ledger, state

@@ -17,6 +17,7 @@ functions on an ``Rng`` value: every draw returns the value and the next ``Rng``
 from __future__ import annotations
 
 import json
+import reprlib
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -140,10 +141,16 @@ def check_colour(colour: Any, label: str, label_ja: str, error: type[EngineError
     return colour
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 40, 40, 40
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
+
+
 def short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for messages that echo input."""
+    """``repr(value)`` cut to ``limit`` characters, for messages that echo input; a huge
+    value costs no more than a small one (``reprlib`` looks at its first items only)."""
     try:
-        shown = repr(value)
+        shown = _SHORT.repr(value)
     except (ValueError, RecursionError):  # an int too long to print, a list nested too deep
         shown = f"<{type(value).__name__}>"
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
@@ -431,7 +438,8 @@ def apply_move(state: Any, event: Any, moves: Mapping[str, Move], expects: Calla
     if state.phase == "over":
         raise IllegalEvent("the game is over; no event is expected", "ゲームは終わりました。これ以上イベントは受け付けません")
     if row.phases is not None and state.phase not in row.phases:
-        raise IllegalEvent.of(joined(text(f"saw a {kind} event, but ", f"{kind} イベントが来ましたが、"),
+        article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+        raise IllegalEvent.of(joined(text(f"saw {article} {kind} event, but ", f"{kind} イベントが来ましたが、"),
                                      waiting_for(expects(state))))
     new = row.handler(state, event)
     return replace(new, events=state.events.add(event_text(event)))

@@ -568,7 +568,7 @@ def test_highest_total_above_30_wins_and_ties_share():
 
 def test_exchange_and_pass_are_refused_in_solo():
     state = chiri.setup(seats(1), {}, seed=0)
-    with pytest.raises(IllegalEvent, match=r"saw a exchange event, but the table is waiting for throw \(Aki\)"):
+    with pytest.raises(IllegalEvent, match=r"saw an exchange event, but the table is waiting for throw \(Aki\)"):
         chiri.apply(state, {"type": "exchange", "seat": "Aki", "with": "Ben", "give": "red", "take": "blue"})
     with pytest.raises(IllegalEvent, match=r"saw a pass event, but the table is waiting for throw \(Aki\)"):
         chiri.apply(state, {"type": "pass", "seat": "Aki"})

@@ -10,8 +10,9 @@ frame raises `CameraError` with a message that says what to do.
   exposure and white balance so light and colour do not drift between throws.
 - `OpenCVCamera`: a USB / V4L2 device through OpenCV.
 - `ReplayCamera`: a folder of images in name order, or a video file.
-- `SyntheticTable`: the demo's table; it renders the dice the demo throws, tumbling for a
-  few frames and then at rest, through `vision.synth.render_table`.
+- `SyntheticTable`: the demo's table; it renders the dice the demo throws (tumbling for a
+  few frames, then at rest), throws again or lays out in rows, through
+  `vision.synth.render_table`.
 - `RetryingCamera`: wraps a factory; a camera that fails or disappears is logged once,
   reported in `status` for the page, and reopened every `retry_every` seconds. Its
   `read()` never raises: it returns None while there is no frame.
@@ -284,15 +285,19 @@ class ReplayCamera:
 class SyntheticTable:
     """A rendered dice tray for the demo and tests.
 
-    It keeps the dice on the table as (colour, face, cx, cy, angle). `throw()` places new
-    dice (or rethrows all of them); for the next `tumble_frames` frames the thrown dice are
-    drawn moving (jittering place, angle and face), then at rest, where every frame is the
-    same image until the next throw. Each `read()` or `preview()` is one frame.
+    It keeps the dice on the table as (colour, face, cx, cy, angle, sides). `throw()` places
+    new dice (or rethrows all of them), `rethrow()` picks some up and throws them again,
+    `lay_out()` lays dice flat in rows (a pyramid) alone on the tray. For the next
+    `tumble_frames` frames thrown dice are drawn moving (jittering place, angle and face),
+    then at rest, where every frame is the same image until the next change. Each `read()`
+    or `preview()` is one frame. `die_px` (default `vision.synth.tray_die_px(size)`) is
+    small enough that `vision.synth.TRAY_DICE` dice fit; more raise `vision.synth.TrayFull`
+    and leave the tray as it was.
     """
 
     name = "synthetic"
 
-    def __init__(self, size: tuple[int, int] = (640, 480), seed: int = 0, die_px: int = 48,
+    def __init__(self, size: tuple[int, int] = (640, 480), seed: int = 0, die_px: int | None = None,
                  tumble_frames: int = 6, fps: float | None = None, *,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
@@ -301,7 +306,7 @@ class SyntheticTable:
         self._synth = synth
         self.size = (int(size[0]), int(size[1]))
         self.seed = seed
-        self.die_px = die_px
+        self.die_px = int(die_px) if die_px is not None else synth.tray_die_px(self.size)
         self.tumble_frames = tumble_frames
         self._rng = np.random.default_rng(seed)
         self._pacer = _Pacer(fps, clock, sleep)
@@ -326,6 +331,22 @@ class SyntheticTable:
         with self._lock:
             return self._tumble_left > 0
 
+    def _die(self, colour: Any, face: Any, sides: int = 6) -> tuple[str, int, int]:
+        """A checked (colour, face, sides); face None: rolled here."""
+        from vision.colours import DEFAULT_PALETTE
+
+        if colour not in DEFAULT_PALETTE:
+            raise ValueError(f"unknown die colour {colour!r}; known: {', '.join(DEFAULT_PALETTE)}")
+        sides = int(sides)
+        face = int(face) if face is not None else int(self._rng.choice(FACES.get(sides, (0,))))
+        check_face(sides, face)  # an unknown kind of die is named before its face
+        return str(colour), face, sides
+
+    def _tumble(self, moving: set[int]) -> None:
+        self._moving = moving
+        self._tumble_left = self.tumble_frames if moving else 0
+        self._changed()
+
     def throw(self, dice: Sequence[tuple], rethrow_all: bool = False
               ) -> list[tuple[str, int, float, float, float, int]]:
         """Throw `dice` = [(colour, face[, sides])] (face None: rolled here; sides 6, 10
@@ -333,28 +354,57 @@ class SyntheticTable:
         it they replace all of them (an escape rethrows everything), at fresh places.
         Returns the thrown dice as they will rest."""
         with self._lock:
-            rolled = []
-            for c, f, *sides in dice:
-                n = int(sides[0]) if sides else 6
-                face = int(f) if f is not None else int(self._rng.choice(FACES.get(n, (0,))))
-                check_face(n, face)  # an unknown kind of die is named before its face
-                rolled.append((str(c), face, n))
+            rolled = [self._die(*d) for d in dice]
             kept = [] if rethrow_all else list(self._dice)
             places = self._synth.layout(len(rolled), self._rng, size=self.size,
                                         die_px=self.die_px,
                                         taken=[(d[2], d[3], d[4]) for d in kept])
             thrown = [(c, f, cx, cy, a, n) for (c, f, n), (cx, cy, a) in zip(rolled, places)]
             self._dice = kept + thrown
-            self._moving = set(range(len(kept), len(self._dice)))
-            self._tumble_left = self.tumble_frames if thrown else 0
-            self._changed()
+            self._tumble(set(range(len(kept), len(self._dice))))
             return list(thrown)
+
+    def rethrow(self, picked: Sequence[int], faces: Sequence[int | None] | None = None
+                ) -> list[tuple[str, int, float, float, float, int]]:
+        """Pick up the dice at indexes `picked` of `dice` and throw them again, showing
+        `faces` (one per die; None, or no `faces`: rolled here). They land away from the
+        dice left and from where they lay, so the camera sees them move; the others stay
+        still. Returns them as they will rest."""
+        with self._lock:
+            picked = list(dict.fromkeys(int(i) for i in picked))
+            if any(not 0 <= i < len(self._dice) for i in picked):
+                raise ValueError(f"no die {picked} on a tray of {len(self._dice)} dice")
+            faces = list(faces) if faces is not None else [None] * len(picked)
+            if len(faces) != len(picked):
+                raise ValueError(f"{len(faces)} faces for {len(picked)} dice")
+            rolled = [self._die(self._dice[i][0], f, self._dice[i][5]) for i, f in zip(picked, faces)]
+            places = self._synth.layout(len(picked), self._rng, size=self.size, die_px=self.die_px,
+                                        taken=[(d[2], d[3], d[4]) for d in self._dice])
+            for i, (c, f, n), (cx, cy, a) in zip(picked, rolled, places):
+                self._dice[i] = (c, f, cx, cy, a, n)
+            self._tumble(set(picked))
+            return [self._dice[i] for i in picked]
+
+    def lay_out(self, rows: Sequence[Sequence[tuple | None]]
+                ) -> list[tuple[str, int, float, float, float, int]]:
+        """Collect every die and lay `rows` flat on the tray as a player lays a pyramid
+        (`vision.synth.rows_layout`): the first row at the bottom of the picture, each
+        place a (colour, face[, sides]) or None (left empty). Laid dice do not tumble.
+        Returns the dice laid, row by row."""
+        with self._lock:
+            wanted = [[self._die(*d) if d is not None else None for d in row] for row in rows]
+            places = self._synth.rows_layout([len(row) for row in wanted], self._rng, size=self.size,
+                                             die_px=self.die_px)
+            self._dice = [(d[0], d[1], cx, cy, a, d[2]) for row, at in zip(wanted, places)
+                          for d, (cx, cy, a) in zip(row, at) if d is not None]
+            self._tumble(set())
+            return list(self._dice)
 
     def clear(self) -> None:
         """Collect every die from the table."""
         with self._lock:
-            self._dice, self._moving, self._tumble_left = [], set(), 0
-            self._changed()
+            self._dice = []
+            self._tumble(set())
 
     def _changed(self) -> None:
         self._generation += 1

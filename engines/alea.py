@@ -64,56 +64,16 @@ from typing import Any
 from engines.alea_cli import COMMANDS
 from engines.alea_data import Card, deck_for, load_deck, option_cards
 from engines.alea_traps import odds_table, trap_odds, trap_odds_exact, triggered
+from engines.alea_words import words
 from engines.core import (
-    EMPTY,
-    Chain,
-    DataError,
-    Die,
-    IllegalEvent,
-    Rng,
-    Seat,
-    an_input,
-    apply_move,
-    base_view,
-    check_options,
-    colour_ja,
-    dice_from,
-    field,
-    joined,
-    load_glossary,
-    move,
-    option,
-    option_choice,
-    option_int,
-    replace,
-    rng_seed,
-    rng_shuffle,
-    say,
-    seat_index,
-    seat_view,
-    seats_from,
-    short,
-    text,
-    waiting_for,
-    whole,
+    EMPTY, Chain, DataError, Die, IllegalEvent, Rng, Seat, an_input, apply_move, base_view, check_options,
+    colour_ja, dice_from, field, joined, load_glossary, move, option, option_choice, option_int, replace,
+    rng_seed, rng_shuffle, say, seat_index, seat_view, seats_from, short, text, waiting_for, whole,
 )
 
 __all__ = [
-    "State",
-    "setup",
-    "expects",
-    "apply",
-    "view",
-    "load_deck",
-    "trap_odds",
-    "trap_odds_exact",
-    "odds_table",
-    "triggered",
-    "Card",
-    "COMMANDS",
-    "GLOSSARY",
-    "MIN_SEATS",
-    "MAX_SEATS",
+    "State", "setup", "expects", "apply", "view", "load_deck", "trap_odds", "trap_odds_exact",
+    "odds_table", "triggered", "Card", "COMMANDS", "GLOSSARY", "MIN_SEATS", "MAX_SEATS",
 ]
 
 GAME = "alea"
@@ -224,8 +184,10 @@ def expects(state: State) -> dict[str, Any]:
 
 def _card_input(state: State) -> dict[str, Any]:
     deck = {c.id: c for c in state.cards}
-    options = [option(c, f"{c} {deck[c].name}: {deck[c].condition}", f"{c} {deck[c].name_ja}: {deck[c].condition}")
-               for c in _physical_choices(state)]
+    options = []
+    for card in (deck[c] for c in _physical_choices(state)):
+        said = words(card.tree)
+        options.append(option(card.id, f"{card.id} {card.name}: {said['en']}", f"{card.id} {card.name_ja}: {said['ja']}"))
     prompt = text("Host: turn over the next trap card and name it.", "ホスト: 次のトラップカードをめくり、選んでください。")
     return an_input("card", [], prompt, [field("card", "choice", *_label("trap_card"), options=options)])
 
@@ -354,7 +316,10 @@ def _show_card(state: State) -> State:
 
 
 def _card(state: State) -> Card:
-    return next(c for c in state.cards if c.id == state.card)
+    for card in state.cards:
+        if card.id == state.card:
+            return card
+    raise AssertionError(f"no card {state.card} in the deck")
 
 
 def _throw(state: State, event: Mapping[str, Any]) -> State:
@@ -366,19 +331,21 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
 def _check_throw(state: State, event: Mapping[str, Any]) -> tuple[Die, ...]:
     """The dice of a throw event, if they are the dice due (IllegalEvent otherwise)."""
     seats, wanted = _due_throw(state)
-    en, ja = _describe_throw(state)
     if "seat" in event:
         name = state.seats[seat_index(state.seats, event["seat"])].name
         if name not in seats:
+            en, ja = _describe_throw(state)
             raise IllegalEvent(f"the throw names {name}, but the table is waiting for {en}",
                                f"throw に{name}の名前がありますが、待っているのは{ja}です")
     dice = dice_from(event["dice"])
     if wanted is None:
         if len(dice) != TIEBREAK_DICE:
+            en, ja = _describe_throw(state)
             raise IllegalEvent(f"expected {en}, saw {len(dice)} dice", f"必要なのは{ja}ですが、ダイスは{len(dice)}個でした")
         return dice
     seen = _colour_counts(state, dice)
     if seen != wanted:
+        en, ja = _describe_throw(state)
         seen_ja = f"振られたのは{_counts_ja(seen)}でした" if seen else "ダイスが1個もありませんでした"
         raise IllegalEvent(f"expected {en}, saw {_counts_text(seen)}", f"必要なのは{ja}ですが、{seen_ja}")
     return dice

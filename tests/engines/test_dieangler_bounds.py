@@ -1,20 +1,24 @@
 """Die-angler: bad input gets a refusal in English and Japanese, never a crash (ASCII digits
 only, NaN and infinities refused, every list an event carries bounded, huge values echoed
 short); the "*" wildcard is no colour; d10 and d20 are named in the expects of a throw;
-the glossary names one thing one way; events and log are chains."""
+the glossary names one thing one way; events and log are chains, so an event costs the
+same at event 10 and at event 100,000."""
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
 from engines import dieangler as da
-from engines.core import MAX_DICE, Chain, DataError, IllegalEvent
+from engines.core import MAX_DICE, Chain, DataError, IllegalEvent, replace
 from engines.dieangler_fish import MAX_FISH
 
 SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}]
 FISH = [{"id": "A", "target": 30}, {"id": "B", "target": 3}]
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dieangler.jsonl"
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -220,3 +224,33 @@ def test_events_and_log_are_chains_that_grow_without_copying():
     new = da.apply(state, {"type": "fish", "fish": "A"})
     assert len(new.events) == len(state.events) + 1 and len(new.log) == len(state.log) + 1
     assert tuple(new.events)[:-1] == tuple(state.events)
+
+
+def test_an_event_costs_the_same_after_100_000_events():
+    """The example game's events applied to its start, and to the same start with 100,000
+    events and log lines behind it: per event, the long game costs about the same."""
+    lines = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    head, events = lines[0], lines[1:]
+    start = da.setup(head["seats"], head["options"], head["seed"])
+    long_events, long_log = start.events, start.log
+    for _ in range(100_000):
+        long_events, long_log = long_events.add("{}"), long_log.add(("-", "-"))
+    long_start = replace(start, events=long_events, log=long_log)
+
+    def cost(state) -> float:
+        best = float("inf")
+        for _ in range(5):
+            began = time.process_time()
+            for _ in range(10):
+                s = state
+                for event in events:
+                    try:
+                        s = da.apply(s, event)
+                    except IllegalEvent:
+                        pass
+            best = min(best, time.process_time() - began)
+        return best
+
+    assert len(long_start.events) == 100_000 + len(start.events)
+    assert cost(long_start) < 3 * cost(start) + 0.01

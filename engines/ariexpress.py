@@ -51,18 +51,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from engines import ariexpress_board as board
-from engines import ariexpress_routes as routes
 from engines.ariexpress_board import square_name
 from engines.ariexpress_cli import COMMANDS  # noqa: F401  (pi.cli reads engine.COMMANDS)
-from engines.ariexpress_data import DATA_FILE, colour_ja, default_data, load_data, nests_from  # noqa: F401
-from engines.core import (EMPTY, MAX_DICE, MAX_NAME, Chain, DataError, IllegalEvent, Seat, an_input, apply_move,
-                          ascii_int, check_options, dice_from, field, joined, load_glossary, log_lines, move, option,
-                          replace, rng_seed, say, seat_index, seat_view, seats_from, short, text, waiting_for, whole)
+from engines.ariexpress_data import DATA_FILE, colour_ja, default_data, nests_from
+from engines.ariexpress_state import (State, complete_colours, complete_routes, dice_count, graph, nest_names,
+                                      open_squares, runs, scores, seat_names, square_at, squares)
+from engines.core import (MAX_DICE, IllegalEvent, Seat, an_input, apply_move, check_options, dice_from, field, joined,
+                          load_glossary, log_lines, move, option, replace, rng_seed, say, seat_index, seat_view,
+                          seats_from, short, text, waiting_for, whole)
 
 GAME = "ariexpress"
 GLOSSARY = load_glossary(DATA_FILE)
@@ -79,29 +78,7 @@ MAX_SQUARES = 1000  # squares on the table
 BONUS_ON_NEW_TAPE = 7  # inner squares of the tape being built offered for a bonus (t.2 to t.8)
 
 
-# --- state -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class State:
-    """A game of Ari Express. Seat-indexed tuples follow ``seats``."""
-
-    seats: tuple[Seat, ...]
-    options: str  # the options as given, JSON text
-    seed: int
-    nests: tuple[str, ...]  # the 4 colours, in order
-    tapes: tuple[tuple[tuple[int, ...], str | None, str | None], ...] = ()  # (faces, from, to)
-    owners: tuple[tuple[int, ...], ...] = ()  # per tape, per square: seat index or -1
-    phase: str = "throw"  # throw, keep, turn, others, over
-    turn: int = 0  # the turn player
-    due: int | None = 0  # the seat that acts next
-    thrown: tuple[int, ...] = ()  # the turn's throw (faces)
-    kept: tuple[int, ...] = ()  # the turn player's kept dice not spent yet
-    handed: tuple[int, ...] = ()  # dice handed on, not taken yet
-    complete: tuple[str, ...] = ()  # complete colours, in nests order
-    winners: tuple[int, ...] = ()
-    events: Chain = EMPTY
-    log: Chain = EMPTY
+# --- setup ---------------------------------------------------------------------------------
 
 
 def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] | None = None, seed: int = 0) -> State:
@@ -117,117 +94,7 @@ def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] 
                f"{JA['title']} {len(table_seats)}人: {first}が{JA['dice']}{n}個を振ります")
 
 
-# --- the network -------------------------------------------------------------------------
-
-
-def dice_count(state: State) -> int:
-    """Dice the next throw holds: players + 1, +1 per complete colour, at most players + 3."""
-    n = len(state.seats)
-    return min(n + 1 + len(state.complete), n + 3)
-
-
-def nest_names(state: State) -> list[str]:
-    return [f"{c}-{k}" for c in state.nests for k in (1, 2)]
-
-
-def squares(state: State) -> list[tuple[str, int, int | None]]:
-    """Every square: (name, printed face, seat index or None)."""
-    return [(square_name(t, k), face, None if state.owners[t][k] < 0 else state.owners[t][k])
-            for t, (faces, _, _) in enumerate(state.tapes) for k, face in enumerate(faces)]
-
-
-def _square_at(state: State, name: Any) -> tuple[int, int] | None:
-    """(tape, index) of a square name like ``t2.3``; None when there is no such square.
-    Only the name as ``square_name`` writes it counts: ASCII digits, no leading zero."""
-    if not isinstance(name, str) or len(name) > MAX_NAME or not name.startswith("t"):
-        return None
-    tape, _, k = name[1:].partition(".")
-    t, i = ascii_int(tape), ascii_int(k)
-    if t is None or i is None or not (0 < t <= len(state.tapes) and 0 < i <= len(state.tapes[t - 1][0])):
-        return None
-    return (t - 1, i - 1) if square_name(t - 1, i - 1) == name else None
-
-
-def open_squares(state: State, face: int) -> list[str]:
-    """The empty squares showing ``face``."""
-    return [name for name, f, who in squares(state) if f == face and who is None]
-
-
-@lru_cache(maxsize=8)
-def _network(nests: tuple[str, ...], tapes: tuple[Any, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[str, ...]]:
-    """Adjacency over nodes (0-7 the nests, colour c at 2c and 2c + 1; then every square)
-    and the node names; it changes only when a tape is built."""
-    names = [f"{c}-{k}" for c in nests for k in (1, 2)]
-    node = {n: i for i, n in enumerate(names)}
-    for t, (faces, _, _) in enumerate(tapes):
-        for k in range(len(faces)):
-            node[square_name(t, k)] = len(names)
-            names.append(square_name(t, k))
-    adj: list[set[int]] = [set() for _ in names]
-
-    def join(a: int, b: int) -> None:
-        adj[a].add(b)
-        adj[b].add(a)
-
-    for t, (faces, start, end) in enumerate(tapes):
-        first = node[square_name(t, 0)]
-        for k in range(1, len(faces)):
-            join(first + k - 1, first + k)
-        if start is not None:
-            join(node[start], first)
-        if end is not None:
-            join(node[end], first + len(faces) - 1)
-    return tuple(tuple(sorted(a)) for a in adj), tuple(names)
-
-
-def graph(state: State) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[str, ...]]:
-    """The network for ``ariexpress_routes``: adjacency over nodes (0-7 the nests, colour c
-    at 2c and 2c + 1; then every square), owner per node (-1: nest or empty), node names."""
-    adj, names = _network(state.nests, state.tapes)
-    return adj, (-1,) * routes.NESTS + tuple(o for row in state.owners for o in row), names
-
-
-@lru_cache(maxsize=64)
-def _runs(adj: tuple[tuple[int, ...], ...], owner: tuple[int, ...], colour: int, seats: int) -> tuple[int, ...] | None:
-    return routes.best_runs(adj, owner, 2 * colour, 2 * colour + 1, seats)
-
-
-def _complete_colours(state: State) -> tuple[str, ...]:
-    adj, owner, _ = graph(state)
-    return tuple(c for i, c in enumerate(state.nests) if routes.complete(adj, owner, 2 * i, 2 * i + 1))
-
-
-def runs(state: State) -> dict[str, dict[str, int]]:
-    """Per complete colour, each seat's longest run on any complete route of that colour."""
-    adj, owner, _ = graph(state)
-    names = _names(state)
-    out = {}
-    for c in state.complete:
-        got = _runs(adj, owner, state.nests.index(c), len(names)) or (0,) * len(names)
-        out[c] = dict(zip(names, got))
-    return out
-
-
-def scores(state: State) -> dict[str, int]:
-    per = runs(state)
-    return {name: sum(r[name] for r in per.values()) for name in _names(state)}
-
-
-def complete_routes(state: State, limit: int = 4) -> dict[str, list[list[str]]]:
-    """Per complete colour, up to ``limit`` of its complete routes (squares in order)."""
-    adj, owner, names = graph(state)
-    out = {}
-    for c in state.complete:
-        i = state.nests.index(c)
-        out[c] = [[names[x] for x in path] for path in routes.routes(adj, owner, 2 * i, 2 * i + 1, limit)]
-    return out
-
-
 # --- small helpers -----------------------------------------------------------------------
-
-
-def _names(state: State) -> list[str]:
-    return [s.name for s in state.seats]
 
 
 def _faces_text(faces: Sequence[int]) -> str:
@@ -298,13 +165,13 @@ def _face_options(faces: Sequence[int]) -> list[dict[str, Any]]:
     return [option(f, str(f), str(f)) for f in sorted(set(faces))]
 
 
-def _end_options(state: State, board: list[tuple[str, int, int | None]]) -> list[dict[str, Any]]:
-    """What a tape end may join: nothing, a nest, any square of ``board`` (``squares``)."""
+def _end_options(state: State, laid: list[tuple[str, int, int | None]]) -> list[dict[str, Any]]:
+    """What a tape end may join: nothing, a nest, any square ``laid`` (``squares``)."""
     out = [option(None, f"nothing (a {EN['loose_end']})", f"なし（{JA['loose_end']}）")]
     for n in nest_names(state):
         colour, _, k = n.rpartition("-")
         out.append(option(n, f"{EN['nest']} {n}", f"{JA['nest']} {colour_ja(colour)}{k}"))
-    return out + [_square_option(name, face) for name, face, _ in board]
+    return out + [_square_option(name, face) for name, face, _ in laid]
 
 
 def _bonus_field(state: State, held: Sequence[int], empty: list[tuple[str, int]]) -> list[dict[str, Any]]:
@@ -330,8 +197,8 @@ def _holder(state: State, who: str, held: Sequence[int]) -> dict[str, str]:
 
 def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> list[dict[str, Any]]:
     """place / build / pass inputs for a seat holding ``held`` (``two``: may build with 2)."""
-    board = squares(state)
-    empty = [(n, f) for n, f, owner in board if owner is None]
+    laid = squares(state)
+    empty = [(n, f) for n, f, owner in laid if owner is None]
     shown = {f for _, f in empty}
     faces = sorted(set(held))
     fits = [f for f in faces if f in shown]
@@ -349,7 +216,7 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
     many = two and len(held) >= 2
     build_faces = faces if many else blocked
     if build_faces:
-        ends = _end_options(state, board)
+        ends = _end_options(state, laid)
         two_en, two_ja = ("two dice (any faces) or ", f"{JA['dice']}2個（{JA['face']}は自由）か、") if many else ("", "")
         out.append(an_input("build", [seat], joined(who, text(
             f"{EN['build']} a {EN['tape']} with {two_en}one die no empty {EN['square']} shows; "
@@ -377,7 +244,7 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
 
 def expects(state: State) -> dict[str, Any]:
     """What the game waits for now: the inputs of docs/contracts.md."""
-    names = _names(state)
+    names = seat_names(state)
     out: dict[str, Any] = {"phase": state.phase, "inputs": [], "winners": [names[i] for i in state.winners]}
     if state.phase == "over":
         return out
@@ -462,7 +329,7 @@ def _advance(state: State) -> State:
 
 
 def _check_completion(state: State) -> State:
-    now = _complete_colours(state)
+    now = complete_colours(state)
     new = [c for c in now if c not in state.complete]
     if not new:
         return state
@@ -473,7 +340,7 @@ def _check_completion(state: State) -> State:
         return state
     totals = scores(state)
     top = max(totals.values())
-    winners = tuple(k for k, name in enumerate(_names(state)) if totals[name] == top)
+    winners = tuple(k for k, name in enumerate(seat_names(state)) if totals[name] == top)
     state = replace(state, phase="over", due=None, winners=winners)
     names = " and ".join(state.seats[k].name for k in winners)
     return say(state, f"{EN['game_over'].capitalize()}: {names} won with {top}", f"{JA['game_over']}: {names}の勝ち（{top}点）")
@@ -514,25 +381,24 @@ def _no_square_fits(state: State, face: int, en: str, ja: str) -> None:
 
 
 def _empty_square(state: State, square: Any, face: int, what: str, what_ja: str) -> tuple[int, int]:
-    at = _square_at(state, square)
-    fits_en = ", ".join(open_squares(state, face)) or "none"
-    fits_ja = ", ".join(open_squares(state, face)) or "なし"
+    """(tape, index) of ``square`` when it is empty and shows ``face``; else IllegalEvent
+    naming the empty squares that do."""
+    at = square_at(state, square)
+    if at is not None and state.owners[at[0]][at[1]] < 0 and state.tapes[at[0]][0][at[1]] == face:
+        return at
+    fits = ", ".join(open_squares(state, face))
+    tail = text(f"empty squares showing {face}: {fits or 'none'}", f"（{face}の空いている{JA['square']}: {fits or 'なし'}）")
     if at is None:
-        raise IllegalEvent(f"{what}: there is no {EN['square']} {short(square)}; empty squares showing {face}: {fits_en}",
-                           f"{what_ja}: {JA['square']} {short(square)} はありません（{face}の空いている{JA['square']}: {fits_ja}）")
+        raise IllegalEvent(f"{what}: there is no {EN['square']} {short(square)}; {tail['en']}",
+                           f"{what_ja}: {JA['square']} {short(square)} はありません{tail['ja']}")
     t, k = at
     if state.owners[t][k] >= 0:
         owner = state.seats[state.owners[t][k]].name
-        raise IllegalEvent(f"{what}: {EN['square']} {square} is taken by {owner}; "
-                           f"empty squares showing {face}: {fits_en}",
-                           f"{what_ja}: {JA['square']} {square} には{owner}の{JA['worker']}がいます"
-                           f"（{face}の空いている{JA['square']}: {fits_ja}）")
+        raise IllegalEvent(f"{what}: {EN['square']} {square} is taken by {owner}; {tail['en']}",
+                           f"{what_ja}: {JA['square']} {square} には{owner}の{JA['worker']}がいます{tail['ja']}")
     shown = state.tapes[t][0][k]
-    if shown != face:
-        raise IllegalEvent(f"{what}: {EN['square']} {square} shows {shown}, not {face}; empty squares showing {face}: {fits_en}",
-                           f"{what_ja}: {JA['square']} {square} の{JA['face']}は{shown}で、{face}ではありません"
-                           f"（{face}の空いている{JA['square']}: {fits_ja}）")
-    return t, k
+    raise IllegalEvent(f"{what}: {EN['square']} {square} shows {shown}, not {face}; {tail['en']}",
+                       f"{what_ja}: {JA['square']} {square} の{JA['face']}は{shown}で、{face}ではありません{tail['ja']}")
 
 
 def _own(owners: tuple[tuple[int, ...], ...], t: int, k: int, seat: int) -> tuple[tuple[int, ...], ...]:
@@ -541,7 +407,7 @@ def _own(owners: tuple[tuple[int, ...], ...], t: int, k: int, seat: int) -> tupl
 
 
 def _end(state: State, raw: Any, which: str, which_ja: str) -> str | None:
-    if raw is None or raw in nest_names(state) or _square_at(state, raw) is not None:
+    if raw is None or raw in nest_names(state) or square_at(state, raw) is not None:
         return raw
     raise IllegalEvent(f"build: {EN['tape']} end '{which}' is {short(raw)}; expected a {EN['nest']} "
                        f"({', '.join(nest_names(state))}), a built {EN['square']} like t1.2, or null for a {EN['loose_end']}",
@@ -566,7 +432,7 @@ def _tape(state: State, tape: Any) -> tuple[list[int], str | None, str | None]:
         raise IllegalEvent(f"build: the table holds at most {MAX_SQUARES} {EN['square']}s and has {on_table}; "
                            f"a {EN['tape']} of {len(faces)} does not fit (place or {EN['pass']} the dice)",
                            f"{JA['build']}: 卓に置ける{JA['square']}は最大{MAX_SQUARES}で、いま{on_table}あります。"
-                           f"{len(faces)}マスの{JA['tape']}は敷けません（{JA['dice']}は配置か{JA['pass']}に使ってください）")
+                           f"{JA['square']}{len(faces)}個の{JA['tape']}は敷けません（{JA['dice']}は配置か{JA['pass']}に使ってください）")
     start = _end(state, tape["from"], "from", JA["first_end"])
     end = _end(state, tape["to"], "to", JA["last_end"])
     if start is not None and start == end:
@@ -626,7 +492,7 @@ MOVES = {
 
 def view(state: State, seat: str | None = None) -> dict[str, Any]:
     """The game for the pages and replay (SCRIPTS.md keys and the network to draw)."""
-    names = _names(state)
+    names = seat_names(state)
     adj, _, nodes = graph(state)
     edges = [[nodes[a], nodes[b]] for a in range(len(adj)) for b in adj[a] if a < b]  # by node, as drawn before
     complete = complete_routes(state)

@@ -3,13 +3,15 @@ the exact scoring checked against a brute-force listing of every route."""
 from __future__ import annotations
 
 import json
-import math
 import random
 import re
+import time
 
 import pytest
 
 from engines import ariexpress as ae
+from engines import ariexpress_board as board
+from engines import ariexpress_data
 from engines import ariexpress_routes as routes
 from engines import core
 from engines.core import DataError, IllegalEvent, SetupError
@@ -102,7 +104,7 @@ def network(s, *tapes):
     owners = tuple(tuple(-1 if c == "." else initials[c] for c in o) for *_, o in tapes)
     assert all(len(f) == len(o) for (f, _, _), o in zip(built, owners))
     s = at(s, tapes=s.tapes + built, owners=s.owners + owners)
-    return at(s, complete=ae._complete_colours(s))
+    return at(s, complete=ae.complete_colours(s))
 
 
 def neighbours(s, name):
@@ -225,30 +227,30 @@ def test_bad_seats_or_option_exit_2_from_replay(tmp_path, capsys):
 
 
 def test_default_data_is_valid():
-    nests, names = ae.load_data()
+    nests, names = ariexpress_data.load_data()
     assert nests == NESTS
     assert all(names[c] for c in nests)
 
 
 def test_bad_data_file_names_the_file_and_what_is_wrong(tmp_path):
     p = tmp_path / "ants.toml"
-    p.write_text('nests = ["red", "blue"\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"ants\.toml: not valid TOML"):
-        ae.load_data(p)
-    p.write_text('nests = ["red", "blue", "yellow"]\n[names]\nred = "赤"\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"ants\.toml: 'nests' must be a list of 4"):
-        ae.load_data(p)
-    p.write_text('nests = ["red", "blue", "blue", "green"]\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"ants\.toml: the 4 nest colours must differ"):
-        ae.load_data(p)
-    p.write_text('nests = ["red", "blue", "yellow", "green"]\n[names]\nred = "赤"\nblue = "青"\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"ants\.toml: \[names\] has no Japanese name for nest colour\(s\) yellow, green"):
-        ae.load_data(p)
-    p.write_text('nests = ["red", "blue", "yellow", "green"]\nnames = 3\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"ants\.toml: \[names\]"):
-        ae.load_data(p)
+    for text_, match in [
+        ('nests = ["red", "blue"\n', r"ants\.toml: not valid TOML"),
+        ('nests = ["red", "blue", "yellow"]\n[names]\nred = "赤"\n', r"ants\.toml: 'nests' must be a list of 4"),
+        ('nests = ["red", "blue", "blue", "green"]\n', r"ants\.toml: the 4 nest colours must differ"),
+        ('nests = ["red", "blue", "yellow", "green"]\n[names]\nred = "赤"\nblue = "青"\n',
+         r"ants\.toml: \[names\] has no Japanese name for nest colour\(s\) yellow, green"),
+        ('nests = ["red", "blue", "yellow", "green"]\nnames = 3\n', r"ants\.toml: \[names\]"),
+    ]:
+        p.write_text(text_, encoding="utf-8")
+        with pytest.raises(DataError, match=match) as caught:
+            ariexpress_data.load_data(p)
+        bilingual(caught.value)
+    with pytest.raises(DataError, match="cannot read") as caught:
+        ariexpress_data.load_data(tmp_path / "missing.toml")
+    bilingual(caught.value)
     p.write_text('nests = ["a", "b", "c", "d"]\n[names]\na = "A"\nb = "B"\nc = "C"\nd = "D"\n', encoding="utf-8")
-    assert ae.load_data(p) == (("a", "b", "c", "d"), {"a": "A", "b": "B", "c": "C", "d": "D"})
+    assert ariexpress_data.load_data(p) == (("a", "b", "c", "d"), {"a": "A", "b": "B", "c": "C", "d": "D"})
 
 
 # --- the turn: throw, keep, the turn player's dice, the dice handed on -------------------------
@@ -452,10 +454,74 @@ def test_build_refusals_tape_faces_and_ends():
 def test_square_names_are_written_exactly():
     s = turn(2, [1, 2, 3], [1, 2])
     s = build(s, [1, 2], [3, 4, 5], "red-1", None)  # t1.2 (4) and t1.3 (5) empty
-    for name in ("t01.2", "t1.02", "t1.2 ", "T1.2", "t\u0661.2", "t1.\u0662"):
-        refused(s, ev("build", "Ben", dice=[3], tape=tape([1, 2], name, None)), "tape end 'from'")
+    for name in ("t01.2", "t1.02", "t1.2 ", "T1.2", "t\u0661.2", "t1.\u0662", "t².1", "t①.1", "t1.²", "t１.2",
+                 "t1..2", "t.2", "t1.", "t-1.2", "t" + "1" * 10_000 + ".2", "t1.2" + " " * 10_000):
+        for e in (ev("build", "Ben", dice=[3], tape=tape([1, 2], name, None)),
+                  ev("build", "Ben", dice=[3], tape=tape([1, 2], None, name))):
+            exc = refused(s, e, "tape end '(from|to)'")
+            assert len(exc.en) < 400 and len(exc.ja) < 400  # a long name is echoed short
         refused(s, ev("place", "Ben", die=3, square=name), "no square")
     assert build(s, [3], [1, 2], "t1.2", None).tapes[1] == ((1, 2), "t1.2", None)
+
+
+def test_a_replay_with_a_square_named_in_other_digits_refuses_it(tmp_path, capsys):
+    path = tmp_path / "digits.jsonl"
+    lines = [{"game": "ariexpress", "seats": seats(2), "options": {}, "seed": 0},
+             ev("throw", "Aki", dice=[["w", 1], ["w", 2], ["w", 3]]), ev("keep", "Aki", dice=[1, 2]),
+             ev("build", "Aki", dice=[1, 2], tape=tape([4, 5, 6], "red-1", None)),
+             ev("place", "Ben", die=3, square="t².1"), ev("build", "Ben", dice=[3], tape=tape([1, 2], "t①.1", None))]
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    assert main(["replay", str(path)]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["accepted"] for o in out[:-1]] == [True, True, True, False, False]
+
+
+# --- bounds: no event can cost more than milliseconds ----------------------------------------
+
+def test_a_tape_holds_at_most_max_tape_squares():
+    s = turn(2, [1, 2, 3], [1, 2])
+    refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * (ae.MAX_TAPE + 1), "red-1", None)),
+            f"holds {ae.MAX_TAPE + 1} faces; at most {ae.MAX_TAPE}")
+    started = time.perf_counter()
+    refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * 1_000_000, "red-1", None)), "at most")
+    assert time.perf_counter() - started < 1.0  # refused by its length, not read square by square
+    s = build(s, [1, 2], [1] * ae.MAX_TAPE, "red-1", None)
+    assert len(ae.squares(s)) == ae.MAX_TAPE
+
+
+def test_the_table_holds_at_most_max_squares_then_dice_are_placed_or_passed():
+    full = (((2,) * 50, None, None),) * (ae.MAX_SQUARES // 50)
+    s = at(turn(2, [1, 3, 4], [3, 4]), tapes=full, owners=((0,) * 50,) * len(full))
+    assert len(ae.squares(s)) == ae.MAX_SQUARES
+    refused(s, ev("build", "Aki", dice=[3, 4], tape=tape([5, 6])), f"at most {ae.MAX_SQUARES} squares")
+    assert "build" in [i["type"] for i in ae.expects(s)["inputs"]]  # offered: it is the tape that does not fit
+    s = pass_(pass_(s, 3), 4)
+    assert s.phase == "others" and s.kept == ()
+    s = at(s, tapes=full[:-1], owners=((0,) * 50,) * (len(full) - 1))
+    assert build(s, [1], [5] * 50).tapes[-1] == ((5,) * 50, None, None)  # exactly full
+
+
+def test_dice_lists_are_bounded():
+    s = throw(new(3), 1, 2, 3, 4)
+    started = time.perf_counter()
+    refused(s, ev("keep", "Aki", dice=[1] * 1_000_000), f"at most {core.MAX_DICE}")
+    refused(new(3), ev("throw", "Aki", dice=[["w", 1]] * 1_000_000), f"at most {core.MAX_DICE}")
+    s = keep(s, 1, 2)
+    refused(s, ev("build", "Aki", dice=[1] * 1_000_000, tape=tape([1, 2])), f"at most {core.MAX_DICE}")
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), 3.0, "3", "３", True, None, [3], {"face": 3}])
+def test_a_face_is_a_whole_number_from_1_to_6(bad):
+    s = throw(new(3), 1, 2, 3, 3)
+    refused(s, ev("keep", "Aki", dice=[3, bad]), "1-6")
+    s = keep(s, 3, 3)
+    s = build(s, [3], [3, 5], "red-1", None)  # t1.2 (5) empty
+    refused(s, ev("place", "Aki", die=bad, square="t1.2"), "1-6")
+    refused(s, ev("pass", "Aki", die=bad), "1-6")
+    refused(s, ev("build", "Aki", dice=[bad], tape=tape([1, 2])), "1-6")
+    refused(s, ev("build", "Aki", dice=[3], tape=tape([1, bad])), "1-6")
+    refused(new(3), ev("throw", "Aki", dice=[["w", 1]] * 3 + [["w", bad]]))
 
 
 def test_a_bonus_worker_with_two_equal_dice_on_an_empty_square_of_their_face():
@@ -754,16 +820,83 @@ def test_scores_sum_the_colours_and_tied_top_scores_share_the_win():
 
 # --- view -----------------------------------------------------------------------------------
 
+VIEW_KEYS = ["game", "phase", "due", "turn", "dice", "complete", "workers", "runs", "scores", "winners", "seats",
+             "nests", "thrown", "kept", "handed", "tapes", "routes", "drawing", "log", "open", "board"]
+
+
 def test_view_keys():
     s = turn(3, [1, 2, 3, 4], [1, 2])
     s = build(s, [1, 2], [3, 4, 5], "red-1", "red-2")
+    assert list(ae.view(s)) == VIEW_KEYS  # the order replay prints; keys are only ever added at the end
     v = ae.view(s, "Ben")
-    for key in ("game", "phase", "due", "dice", "complete", "workers", "runs", "scores", "winners"):
-        assert key in v
+    assert list(v) == VIEW_KEYS + ["mine"] and v["mine"] == {"seat": "Ben", "colour": "black"}
     assert v["game"] == "ariexpress" and v["phase"] == "others" and v["due"] == "Ben" and v["dice"] == 4
     assert v["workers"] == {"t1.1": "Aki", "t1.3": "Aki"}
     assert v["complete"] == [] and v["runs"] == {} and v["scores"] == {"Aki": 0, "Ben": 0, "Chika": 0}
     json.dumps(v)
+    with pytest.raises(IllegalEvent, match="unknown seat"):
+        ae.view(s, "Zed")
+
+
+def test_the_board_gives_every_nest_and_square_a_cell_of_its_own():
+    rnd = random.Random(7)
+    for _ in range(30):
+        s = _random_table(rnd, rnd.randint(2, 5))
+        b = ae.view(s)["board"]
+        names = ae.nest_names(s) + [q for q, _, _ in ae.squares(s)]
+        assert sorted(b["at"]) == sorted(names)
+        points = [tuple(xy) for xy in b["at"].values()]
+        assert len(set(points)) == len(points)  # no two in one place ...
+        assert all(abs(p[0] - q[0]) >= board.CELL or abs(p[1] - q[1]) >= board.CELL  # ... nor touching
+                   for k, p in enumerate(points) for q in points[:k])
+        assert all(board.CELL / 2 <= x <= b["size"] - board.CELL / 2 for xy in points for x in xy)
+    # a big table: as many squares as the table holds, tapes crowding one nest
+    tapes = tuple((((1, 2, 3, 4, 5) * 10), "red-1" if t % 2 else None, None) for t in range(ae.MAX_SQUARES // 50))
+    s = at(new(2), tapes=tapes, owners=tuple((-1,) * 50 for _ in tapes))
+    started = time.perf_counter()
+    b = ae.view(s)["board"]
+    assert time.perf_counter() - started < 2.0
+    assert len(set(map(tuple, b["at"].values()))) == ae.MAX_SQUARES + 8
+
+
+def test_the_board_draws_each_complete_route_in_its_colour():
+    s = network(new(2), ([1, 2, 3], "red-1", "red-2", "ABA"), ([4, 5], "t1.1", "red-2", "AA"),
+                ([6, 6], "blue-1", "blue-2", "B."))
+    v = ae.view(s)
+    assert v["board"]["routes"] == [{"colour": "red", "nodes": ["red-1", "t1.1", "t1.2", "t1.3", "red-2"]},
+                                    {"colour": "red", "nodes": ["red-1", "t1.1", "t2.1", "t2.2", "red-2"]}]
+    assert v["routes"] == {"red": [["t1.1", "t1.2", "t1.3"], ["t1.1", "t2.1", "t2.2"]]}
+    assert [sq["name"] for tp in v["tapes"] if tp["id"] == 2 for sq in tp["squares"]] == ["t2.1", "t2.2"]
+
+
+# --- expects: only choices that can be taken -------------------------------------------------
+
+def _field(s, kind, name):
+    inp = next(i for i in ae.expects(s)["inputs"] if i["type"] == kind)
+    return next((f for f in inp["fields"] if f["name"] == name), None)
+
+
+def test_a_square_option_carries_its_face_and_occupied_squares_are_not_offered():
+    s = turn(3, [4, 4, 5, 6], [4, 4])
+    s = build(s, [4, 4], [6, 4, 5, 4, 6], "red-1", None, bonus="t1.2")  # t1.3 (5), t1.4 (4) empty
+    square = _field(s, "place", "square")
+    assert [(o["value"], o["face"]) for o in square["options"]] == [("t1.3", 5)]  # Ben holds 5 and 6
+    ends = _field(s, "build", "tape.from")
+    assert {o["value"]: o.get("face") for o in ends["options"] if "face" in o} == {
+        "t1.1": 6, "t1.2": 4, "t1.3": 5, "t1.4": 4, "t1.5": 6}  # any built square takes an end
+    assert _field(s, "build", "bonus") is None  # one die handed on: no bonus to offer
+
+
+def test_the_bonus_offers_only_empty_squares_of_a_pair_held():
+    s = turn(3, [4, 4, 5, 6], [4, 5])
+    assert _field(s, "build", "bonus") is None  # no pair kept
+    s = turn(3, [4, 4, 5, 6], [4, 4])
+    s = at(s, tapes=(((4, 5, 4, 2), None, None),), owners=((0, -1, -1, -1),))
+    bonus = _field(s, "build", "bonus")
+    squares = [(o["value"], o.get("face")) for o in bonus["options"]]
+    assert squares[:2] == [(None, None), ("t1.3", 4)]  # not t1.1 (taken), nor t1.2 (5) or t1.4 (2)
+    assert [v for v, f in squares[2:]] == [f"t2.{k}" for k in range(2, 9)]  # the new tape's, faces typed with it
+    assert bonus["default"] is None
 
 
 def test_replay_of_the_event_list_rebuilds_the_state():

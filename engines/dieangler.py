@@ -45,6 +45,11 @@ Decisions where RULES.md and SCRIPTS.md are silent:
   list of inputs depends on cooling only, so its public form never tells who has chosen.
 - A throw may name one seat of the group (``"seat"``); it is still the whole group's throw.
 - A round's judged throws stay in the view until the next reveal.
+
+Beside this module: ``dieangler_fish`` (the fish cards: data file, ``fish`` option, the
+catch condition), ``dieangler_hand`` (a seat's hand and its turn: rethrow, lure),
+``dieangler_inputs`` (``expects``) and ``dieangler_words`` (the glossary of
+data/dieangler.toml and the phrases built from it).
 """
 from __future__ import annotations
 
@@ -93,7 +98,7 @@ from engines.dieangler_words import (
     die_names,
     face,
     fish_text,
-    ids,
+    listing,
     spec_text,
 )
 
@@ -159,16 +164,16 @@ def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] 
     fish = load_fish() if "fish" not in options else fish_from(options["fish"], "options.fish")
     play = option_int(options, "play", 1, len(fish), min(DEFAULT_PLAY, len(fish)))
     lure = options.get("lure", False)
-    if not isinstance(lure, bool):
+    if not isinstance(lure, bool):  # core.option_choice would take 1 and 0 for true and false
         raise DataError(f"option 'lure' is {short(lure)}; give true (the lure allowed) or false",
                         f"オプション lure が {short(lure)} です。true（ルアーあり）か false にしてください")
-    ids_ = tuple(f.id for f in fish)
+    ids = tuple(f.id for f in fish)
     rng = rng_seed(seed)
     if deck_mode == "dealt":
-        order, rng = rng_shuffle(rng, ids_)
+        order, rng = rng_shuffle(rng, ids)
         pile, aside = order[:play], order[play:]
     else:
-        pile, aside = ids_, ()
+        pile, aside = ids, ()
     n = len(table_seats)
     state = State(
         seats=table_seats, options=json.dumps(options, sort_keys=True, ensure_ascii=False), seed=seed,
@@ -273,10 +278,9 @@ def _end_round(state: State, catcher: int | None) -> State:
 def _reveal(state: State) -> State:
     names = _names(state)
     texts = [choice_text(c) for c in state.choices]
-    listing = "; ".join(f"{n}: {en}" for n, (en, _) in zip(names, texts))
-    listing_ja = "; ".join(f"{n}: {ja}" for n, (_, ja) in zip(names, texts))
-    state = say(replace(state, revealed=True, throws=()), f"{EN['open'].capitalize()}! {listing}",
-                f"{JA['open']}! {listing_ja}")
+    rods = "; ".join(f"{n}: {en}" for n, (en, _) in zip(names, texts))
+    rods_ja = "; ".join(f"{n}: {ja}" for n, (_, ja) in zip(names, texts))
+    state = say(replace(state, revealed=True, throws=()), f"{EN['open'].capitalize()}! {rods}", f"{JA['open']}! {rods_ja}")
     keys: dict[tuple[int, int], list[int]] = {}
     for i, (d6, special) in enumerate(state.choices):
         if d6 + len(special):
@@ -346,7 +350,7 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
 
 def _turn_fish(state: State, event: Mapping[str, Any]) -> State:
     fid = event["fish"]
-    pile = ids(state.pile)
+    pile = listing(state.pile)
     if fid not in [f.id for f in state.fish]:
         raise IllegalEvent(f"{EN['fish']} {short(fid)} is not in this game's deck; expected one of {pile}",
                            f"{JA['fish']} {short(fid)} はこのゲームの山札にありません。{pile} のどれかです")

@@ -34,7 +34,7 @@ def and_ja(items: Sequence[str]) -> str:
     return "・".join(items)
 
 
-def ids(values: Sequence[str]) -> str:
+def listing(values: Sequence[str]) -> str:
     """Ids for a message, at most ``LISTED`` of them."""
     more = f" (+{len(values) - LISTED})" if len(values) > LISTED else ""
     return ", ".join(values[:LISTED]) + more

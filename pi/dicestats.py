@@ -5,6 +5,10 @@ gives (n / sides each). Its p-value is the chance that a fair die scatters at le
 much: a small p-value (below 0.01, say) means the die or the way it is thrown is likely
 biased. The chi-square approximation only means something once every face is expected at
 least 5 times, so a d6 needs 30 throws of that colour, a d20 100 (``rolls_needed``).
+
+The faces counted are those the games applied (a corrected throw's corrected faces, a
+throw typed because the camera was down), and, outside a game, those the camera read
+(``store.thrown()``).
 """
 from __future__ import annotations
 
@@ -82,21 +86,30 @@ def face_stats(colour: str, sides: int, faces: Iterable[int]) -> FaceStats:
     return FaceStats(colour, sides, {f: counts.get(f, 0) for f in FACES[sides]}, n, chi2, p_value, needed)
 
 
-def from_rolls(rolls: Iterable[Any]) -> list[FaceStats]:
-    """Statistics per colour and kind of die from stored settled rolls (``store.rolls()``):
-    only freshly thrown dice count (a die lying still since the last roll is the same throw),
-    and only readable ones."""
+def from_store(store: Any) -> list[FaceStats]:
+    """Statistics per colour and kind of die from every throw the store counts
+    (``store.thrown()``): each die a game applied, and each freshly thrown, readable die of
+    a camera read outside a game (a die lying still since the last roll is the same throw)."""
     faces: dict[tuple[str, int], list[int]] = {}
-    for roll in rolls:
-        for die in roll.dice:
-            if not _fresh(die):
-                continue
-            sides = int(die.get("sides", 6) or 6)
-            faces.setdefault((die["colour"], sides), []).append(int(die["face"]))
+    for dice in store.thrown():
+        for die in dice:
+            die = _as_dict(die)
+            if _fresh(die):
+                faces.setdefault((die["colour"], int(die.get("sides", 6) or 6)), []).append(int(die["face"]))
     return [face_stats(colour, sides, values) for (colour, sides), values in sorted(faces.items())]
 
 
+def _as_dict(die: Any) -> dict[str, Any]:
+    """A die as events write it, ``[colour, face(, sides)]`` or a dict, as a dict."""
+    if isinstance(die, Mapping):
+        return dict(die)
+    if isinstance(die, list) and len(die) >= 2:
+        return {"colour": die[0], "face": die[1], "sides": die[2] if len(die) > 2 else 6}
+    return {}
+
+
 def _fresh(die: Mapping[str, Any]) -> bool:
+    """A readable die just thrown: an applied throw's (no status), or a read one new or rethrown."""
     sides = int(die.get("sides", 6) or 6)
-    return (die.get("status") in ("new", "rethrown") and bool(die.get("colour")) and not die.get("cocked")
-            and sides in FACES and die.get("face") in FACES[sides])
+    return (die.get("status", "new") in ("new", "rethrown") and isinstance(die.get("colour"), str)
+            and bool(die.get("colour")) and not die.get("cocked") and sides in FACES and die.get("face") in FACES[sides])

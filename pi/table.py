@@ -257,9 +257,10 @@ class Table:
                 return {"ok": False, "error": exc.message}
             if inputs.dice_field(inp) and source in ("phone", "host", "typed"):
                 source = "seat_typed" if seat is not None else "host_typed"
+            index = len(self.ledger.entries)
             result = self.apply(event, source)
             if result["ok"] and inputs.dice_field(inp):
-                self.throws.applied_by_hand()
+                self.throws.applied_by_hand(index, source)
         if result["ok"]:
             if seat is not None:
                 self.notes.pop(seat, None)

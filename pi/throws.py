@@ -5,17 +5,21 @@ and throws typed or corrected by hand.
 
 It knows no game: the throw inputs of ``expects`` say which dice a throw must show and
 which dice of a roll it takes (``camera``: new, all, rethrown). Every throw reaches the
-game through ``table.apply``; this module keeps what the pages show of the dice.
+game through ``table.apply``; this module keeps what the pages show as the last throw:
+always the dice the game applied (a typed throw's typed dice, a corrected throw's
+corrected faces, on the camera's picture too), or a roll the camera read that the game
+waited for but could not take (with the prompt that says why).
 """
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pi import inputs
 from pi.inputs import InputError
+from pi.ledger import source_words
 from pi.words import Result, error, no_game, ok
 
 log = logging.getLogger(__name__)
@@ -53,6 +57,20 @@ class RollDie:
         return out
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What the pages show as the last throw."""
+
+    dice: list[RollDie]
+    frame: Any = None  # the camera's frame the dice lie on (None: typed, or read before a restart)
+    source: str | None = None  # how the throw came in (pi.ledger.SOURCES); None: not taken by the game
+    index: int | None = None  # the throw's place in the game's ledger
+    ids: list[Any] | None = None  # the ids of the dice of ``dice`` the throw took, in its order
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "words": source_words(self.source)}
+
+
 class Throws:
     """The dice side of ``table`` (a ``pi.table.Table``); every method that changes
     something is called with the table's lock held, or takes it."""
@@ -71,21 +89,43 @@ class Throws:
         # roll, and a roll waiting for its thrower.
         self.claimed: str | None = None
         self.unclaimed: tuple[list[RollDie], Mapping[Any, RollDie]] | None = None
+        self.shown: Shown | None = None  # the last throw, as the pages show it
 
     def forget(self) -> None:
-        """A new game, an undo or a restart: nothing of this round is waiting any more."""
+        """A new game, an undo or a restart: nothing of this round is waiting any more, and
+        the last throw shown is the game's last throw still in force."""
         self.prompt = None
         self.pending = None
         self.claimed, self.unclaimed = None, None
         self.accepted_ids = set()
+        ledger = self.table.ledger
+        entries = ledger.entries if ledger is not None else []
+        if self.shown is None or self.shown.index is None or self.shown.index >= len(entries):
+            last = next((k for k in range(len(entries) - 1, -1, -1) if entries[k].throw), None)
+            self.shown = None if last is None else self._applied(last, entries[last].source)
 
-    def applied_by_hand(self) -> None:
-        """A throw was typed: the dice now on the table were taken in by hand, so later new
-        dice are the ones the camera has not seen yet."""
+    def applied_by_hand(self, index: int, source: str) -> None:
+        """The throw at ``index`` of the ledger was typed: it is the last throw now, and the
+        dice lying on the table were taken in by hand, so later new dice are the ones the
+        camera has not seen yet."""
         self.prompt = None
+        self.shown = self._applied(index, source)
         if self.last_roll:
             self.accepted_ids |= {d.id for d in self.last_roll}
         self.round_over_check()
+
+    def _applied(self, index: int, source: str | None, on: Shown | None = None, ids: list[Any] | None = None) -> Shown:
+        """The throw at ``index`` of the ledger as the pages show it: on the dice of ``on``
+        (a camera read), the dice of ids ``ids`` relabelled with the faces the game applied;
+        without a picture when there is no such read or the dice do not pair up."""
+        applied = [_die(d) for d in _dice_of(self.table.ledger.entries[index])]
+        if on is not None and on.frame is not None and ids is not None and None not in ids and len(ids) == len(applied):
+            by_id = dict(zip(ids, applied))
+            dice = [replace(d, colour=a["colour"], face=a["face"], sides=a.get("sides", 6), cocked=False)
+                    if (a := by_id.get(d.id)) is not None else d for d in on.dice]
+            return Shown(dice, on.frame, source, index, ids)
+        dice = [RollDie(None, a["colour"], a["face"], (0, 0, 0, 0), 1.0, NEW, False, a.get("sides", 6)) for a in applied]
+        return Shown(dice, None, source, index)
 
     # ------------------------------------------------------------------ the camera
 
@@ -111,6 +151,7 @@ class Throws:
         throws = inputs.throw_inputs(table.expects_now())
         if not throws or not dice:
             return ok(applied=False)
+        self.shown = Shown(dice, self.last_roll_frame)  # the game waits for these: shown as read until taken
         rethrown = [d for d in dice if d.status == RETHROWN and d.id in self.accepted_ids]
         inp = next((i for i in throws if i.get("camera") == "rethrown"), None) if rethrown else None
         if inp is None:
@@ -156,11 +197,13 @@ class Throws:
         if problem is not None:
             self.prompt = problem
             return {"ok": False, "error": problem}
+        index = len(table.ledger.entries)
         result = table.apply(event, "camera")
         if not result["ok"]:
             self.prompt = result["error"]
             return result
         self.prompt = None
+        self.shown = self._applied(index, "camera", Shown(dice, self.last_roll_frame), [d.id for d in chosen])
         if mode == "all":
             self.accepted_ids = {d.id for d in dice}
         else:
@@ -270,10 +313,13 @@ class Throws:
             else:
                 inp, dice, ids = pending["input"], pending["dice"], pending["ids"]
                 event = inputs.event_from_values(inp, None, {**inputs.seat_value(inp), inputs.dice_field(inp): dice})
+                index = len(table.ledger.entries)
                 result = table.apply(event, "camera_typed")
                 if result["ok"]:
                     self.prompt = None
                     self.accepted_ids |= set(ids)
+                    read = Shown(self.last_roll or [], self.last_roll_frame)
+                    self.shown = self._applied(index, "camera_typed", read, ids + _typed_ids(read.dice, ids, dice[len(ids):]))
                     self.round_over_check()
                 else:
                     self.pending = None
@@ -332,6 +378,8 @@ class Throws:
             result = table.lifecycle.replace(index, _with_dice(entry.event, entry.throw, dice), "corrected")
             if result["ok"]:
                 self.prompt = None
+                on = self.shown if self.shown is not None and self.shown.index == index else None
+                self.shown = self._applied(index, "corrected", on, on.ids if on else None)
         table.after_change()
         return result
 
@@ -352,9 +400,10 @@ class Throws:
     # ------------------------------------------------------------------ pictures
 
     def roll_jpeg(self) -> bytes | None:
+        """The camera's picture of the last throw, each die labelled as the game took it."""
         with self.table._lock:
-            frame, roll = self.last_roll_frame, self.last_roll
-        return self.table.camera.roll_jpeg(frame, roll)
+            shown = self.shown
+        return None if shown is None else self.table.camera.roll_jpeg(shown.frame, shown.dice)
 
 
 def _dice_of(entry: Any) -> list[Any]:
@@ -363,6 +412,26 @@ def _dice_of(entry: Any) -> list[Any]:
     for key in entry.throw.split("."):
         value = value.get(key) if isinstance(value, Mapping) else None
     return list(value) if isinstance(value, list) else []
+
+
+def _die(d: Any) -> dict[str, Any]:
+    """A die of an event (``{"colour", "face"[, "sides"]}`` or ``[colour, face(, sides)]``) as a dict."""
+    if isinstance(d, Mapping):
+        return {"colour": d.get("colour"), "face": d.get("face"), "sides": int(d.get("sides", 6) or 6)}
+    return {"colour": d[0], "face": d[1], "sides": int(d[2]) if len(d) > 2 and d[2] else 6}
+
+
+def _typed_ids(roll: Sequence[RollDie], taken: Sequence[Any], typed: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The ids of the dice of ``roll`` the camera could not read that ``typed`` dice (in
+    order) stand for: the first unread die of the same colour and sides not ``taken``."""
+    used = set(taken)
+    out = []
+    for t in typed:
+        found = next((d.id for d in roll if d.id not in used and d.colour == t["colour"]
+                      and d.sides == t.get("sides", 6) and not inputs.readable(d)), None)
+        used.add(found)
+        out.append(found)
+    return out
 
 
 def _with_dice(event: Mapping[str, Any], name: str, dice: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def _commented(event: dict[str, Any], words: dict[str, str] | None) -> dict[str,
 
 
 def dice_stats() -> list[dict[str, Any]]:
-    return [s.as_dict() for s in dicestats.from_rolls(table_of().store.rolls())]
+    return [s.as_dict() for s in dicestats.from_store(table_of().store)]
 
 
 @bp.get("/stats")

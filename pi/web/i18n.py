@@ -176,6 +176,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "ダイスを読み取れません。「red 3, blue 5」のように色と目を書いてください。",
     },
     "no_seat_selected": {"en": "Choose at least one seat.", "ja": "席を1つ以上選んでください。"},
+    # --- the table's life cycle, the host page and the history (pi/web/host.py, history.py)
+    "stats_counted": {
+        "en": "Faces per colour: every throw the games applied (a corrected throw with its corrected faces, a "
+              "typed throw with its typed ones) and the camera's reads outside a game (freshly thrown dice only). "
+              "The chi-square test says how likely a fair die is to scatter this much; it means something once "
+              "every face is expected {n} times.",
+        "ja": "色ごとの目の集計: ゲームが採用したすべての振り（修正した振りは修正後の目、入力した振りは入力した目）と、"
+              "ゲーム外でカメラが読んだ振り（振ったばかりのダイスのみ）。カイ二乗検定は公平なダイスでこれだけ偏る確率を示します。"
+              "各目が{n}回ずつ期待できる回数から意味を持ちます。",
+    },
 }
 
 

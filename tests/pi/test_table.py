@@ -529,9 +529,72 @@ def test_a_renamed_player_keeps_the_seat_button(panel_and_table, clock):
 
 def test_the_roll_picture_is_drawn_once_per_roll(table):
     frame = np.zeros((120, 160, 3), np.uint8)
-    table.start_game("alea", SEATS3, {}, seed=1)
-    table.settled_roll(roll_of([("red", 3)]), frame)
+    _to_first_throw(table)
+    table.settled_roll(roll_of([("blue", 3)]), frame)  # not what the game waits for: shown as read
     first = table.roll_jpeg()
     assert first[:2] == b"\xff\xd8" and table.roll_jpeg() is first  # every page gets the same bytes
     table.settled_roll(roll_of([("red", 3), ("blue", 5)]), frame)  # same frame object, new dice
     assert table.roll_jpeg() is not first
+
+
+def test_a_roll_while_no_throw_is_due_leaves_the_last_throw_as_it_was(table):
+    table.start_game("alea", SEATS3, {}, seed=1)
+    table.settled_roll(roll_of([("red", 3)]), np.zeros((120, 160, 3), np.uint8))  # the tray bumped while declaring
+    assert table.snapshot()["last_roll"] is None and table.roll_jpeg() is None
+
+
+def _pictured(table: Table, monkeypatch) -> list:
+    """The (colour, face) labels the roll picture draws, in order."""
+    drawn = {}
+
+    def roll_jpeg(frame, roll):
+        drawn["dice"] = [(d.colour, d.face) for d in roll]
+        return b"jpeg"
+
+    monkeypatch.setattr(table.camera, "roll_jpeg", roll_jpeg)
+    table.roll_jpeg()
+    return drawn.get("dice")
+
+
+def test_the_last_throw_shows_the_faces_the_game_applied(table, store, monkeypatch):
+    from pi import dicestats
+
+    _to_first_throw(table, (2, 5, 5))  # Aki throws alone first
+    frame = np.zeros((120, 160, 3), np.uint8)
+    assert table.settled_roll(roll_of([("red", 3), ("red", 6)]), frame)["ok"]
+    exp = _expects(table)
+    faces = iter([3, 6, 3, 1, 2, 4, 4, 4, 4, 4])
+    group = [(c, next(faces)) for c, n in exp["dice"].items() for _ in range(n)]
+    first = table.throws.shown.dice
+    assert table.settled_roll(roll_of(group, keep=first), frame)["ok"]
+    thrown = [{"colour": c, "face": f} for c, f in group]
+    fixed = [dict(d) for d in thrown]
+    fixed[1]["face"] = 5  # the camera read a 6 where the die shows 5
+    assert table.correct_throw(fixed)["ok"]
+    snap = table.snapshot()
+    row = [(d["colour"], d["face"]) for d in snap["last_roll"]]
+    assert row == [("red", 3), ("red", 6)] + [(d["colour"], d["face"]) for d in fixed]  # Aki's dice lie still beside them
+    assert _pictured(table, monkeypatch) == row
+    assert snap["last_throw"]["source"] == "corrected" and snap["last_throw"]["words"]["en"] == "corrected by the host"
+    assert any(line["en"].endswith(" (corrected by the host)") for line in snap["view"]["log"])
+    # The statistics count the faces the game applied: the corrected 5, not the 6 read.
+    counted = {(s.colour, f): n for s in dicestats.from_store(store) for f, n in s.counts.items()}
+    colour = fixed[1]["colour"]
+    assert counted[(colour, 5)] == sum(1 for d in fixed if d["colour"] == colour and d["face"] == 5)
+    assert counted[(colour, 6)] == sum(1 for d in fixed if d["colour"] == colour and d["face"] == 6)
+
+
+def test_a_typed_throw_is_the_last_throw_without_a_picture(table, monkeypatch):
+    _to_first_throw(table, (1, 2, 2))
+    frame = np.zeros((120, 160, 3), np.uint8)
+    assert table.settled_roll(roll_of([("red", 6)]), frame)["ok"]  # Aki's, read by the camera
+    exp = _expects(table)
+    typed = [{"colour": c, "face": 2} for c, n in exp["dice"].items() for _ in range(n)]
+    assert table.typed_throw(typed)["ok"]  # the camera is down: Ben and Chie's throw typed
+    snap = table.snapshot()
+    assert [(d["colour"], d["face"]) for d in snap["last_roll"]] == [(d["colour"], 2) for d in typed]
+    assert snap["last_throw"]["source"] == "host_typed"
+    assert table.roll_jpeg() is None  # the camera's picture is of Aki's dice: not shown
+    assert table.undo()["ok"]  # back to Aki's throw: its dice, as the game took them
+    assert [(d["colour"], d["face"]) for d in table.snapshot()["last_roll"]] == [("red", 6)]
+    assert table.snapshot()["last_throw"]["source"] == "camera"

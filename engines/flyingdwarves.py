@@ -55,10 +55,10 @@ from typing import Any
 
 from engines.core import (
     IllegalEvent, Seat, apply_move, check_options, joined, move, option_choice, replace, rng_seed,
-    rng_shuffle, say, seat_index, seats_from, text, waiting_for, whole,
+    rng_shuffle, say, seat_index, seats_from, short, text, waiting_for, whole,
 )
 from engines.flyingdwarves_data import (
-    GLOSSARY, HANDICAPS, board_from, echo, en, handicap_name, item_name, items_from, ja, load_data, space_name,
+    GLOSSARY, HANDICAPS, board_from, en, handicap_name, item_name, items_from, ja, load_data, space_name,
 )
 from engines.flyingdwarves_state import (
     SUPPLY, State, cap, draw_due, lots_with_room, names, set_at, swap_candidates, task_seat, top_card, top_card_for,
@@ -315,9 +315,9 @@ def _handicap(state: State, event: Mapping[str, Any]) -> State:
     i = _due(state, event, task_seat(state))
     choice = event["choice"]
     if choice not in state.handicaps_left:
-        raise IllegalEvent(f"{en('handicap')} {echo(choice)} is not available; choose one of "
+        raise IllegalEvent(f"{en('handicap')} {short(choice)} is not available; choose one of "
                            f"{', '.join(state.handicaps_left)}",
-                           f"{ja('handicap')} {echo(choice)} は選べません。選べるのは "
+                           f"{ja('handicap')} {short(choice)} は選べません。選べるのは "
                            f"{'、'.join(handicap_name(h)[1] for h in state.handicaps_left)} です")
     name = names(state)[i]
     state = replace(_pop(state), handicaps_left=tuple(h for h in state.handicaps_left if h != choice),
@@ -342,15 +342,15 @@ def _draw(state: State, event: Mapping[str, Any]) -> State:
     cards = event["cards"]
     n = draw_due(state, state.tasks[0][2])
     if not isinstance(cards, list) or len(cards) != n or not all(isinstance(c, str) for c in cards):
-        raise IllegalEvent(f"draw exactly {n} {en('item_card')}(s), named like \"+1\" or \"copy\"; saw {echo(cards)}",
-                           f"{ja('item_card')}をちょうど{n}枚、\"+1\" や \"copy\" のように書いてください（{echo(cards)}）")
+        raise IllegalEvent(f"draw exactly {n} {en('item_card')}(s), named like \"+1\" or \"copy\"; saw {short(cards)}",
+                           f"{ja('item_card')}をちょうど{n}枚、\"+1\" や \"copy\" のように書いてください（{short(cards)}）")
     got, deck = Counter(cards), Counter(state.deck)
     used = state.used
     if n <= len(state.deck):
         if got - deck:
-            raise IllegalEvent(f"{echo(sorted(got - deck))} not in the {en('deck')}; "
+            raise IllegalEvent(f"{short(sorted(got - deck))} not in the {en('deck')}; "
                                f"it holds {', '.join(sorted(state.deck))}",
-                               f"{echo(sorted(got - deck))} は{ja('deck')}にありません。{ja('deck')}: "
+                               f"{short(sorted(got - deck))} は{ja('deck')}にありません。{ja('deck')}: "
                                f"{', '.join(sorted(state.deck))}")
         deck = deck - got
     else:
@@ -361,7 +361,7 @@ def _draw(state: State, event: Mapping[str, Any]) -> State:
                                f"{ja('deck')}の {', '.join(sorted(state.deck))} を全部引いてから{ja('used_pile')}を"
                                "引いてください")
         if rest - Counter(used):
-            missing = echo(sorted(rest - Counter(used)))
+            missing = short(sorted(rest - Counter(used)))
             raise IllegalEvent(f"{missing} not in the {en('deck')} or the {en('used_pile')} "
                                f"({en('used_pile')}: {', '.join(sorted(used))})",
                                f"{missing} は{ja('deck')}にも{ja('used_pile')}にもありません"
@@ -379,8 +379,8 @@ def _propel(state: State, event: Mapping[str, Any]) -> State:
                            f"この{ja('round')}の{ja('propulsion_card')}はもう選んであります")
     card, top, hand = event["card"], top_card(state), state.hands[i]
     if not whole(card, 0, 5):
-        raise IllegalEvent(f"a {en('propulsion_card')} is a number 0-5, saw {echo(card)}",
-                           f"{ja('propulsion_card')}は0〜5の数字です（{echo(card)}）")
+        raise IllegalEvent(f"a {en('propulsion_card')} is a number 0-5, saw {short(card)}",
+                           f"{ja('propulsion_card')}は0〜5の数字です（{short(card)}）")
     if card > top:
         raise IllegalEvent(f"there is no {en('propulsion_card')} {card} with {len(state.seats)} players "
                            f"(cards 0-{top})",
@@ -427,8 +427,8 @@ def _item(state: State, event: Mapping[str, Any]) -> State:
     seats = names(state)
     if card not in state.items[i]:
         held = ", ".join(state.items[i]) or "none"
-        raise IllegalEvent(f"{seats[i]} holds no {en('item_card')} {echo(card)} (holds: {held})",
-                           f"{seats[i]}は{ja('item_card')} {echo(card)} を持っていません"
+        raise IllegalEvent(f"{seats[i]} holds no {en('item_card')} {short(card)} (holds: {held})",
+                           f"{seats[i]}は{ja('item_card')} {short(card)} を持っていません"
                            f"（手持ち: {'、'.join(state.items[i]) or 'なし'}）")
     h = list(state.items[i])
     h.remove(card)
@@ -456,8 +456,8 @@ def _swap(state: State, event: Mapping[str, Any]) -> State:
     other = event["with"]
     if other not in seats or seats.index(other) not in cands:
         who = [seats[j] for j in cands]
-        raise IllegalEvent(f"{echo(other)} is no {en('swap')} candidate; choose {' or '.join(who)}",
-                           f"{echo(other)} は{ja('swap')}の交換相手になれません。{'か'.join(who)}を選んでください")
+        raise IllegalEvent(f"{short(other)} is no {en('swap')} candidate; choose {' or '.join(who)}",
+                           f"{short(other)} は{ja('swap')}の交換相手になれません。{'か'.join(who)}を選んでください")
     return _advance(_do_swap(_pop(state), i, seats.index(other)))
 
 
@@ -467,8 +467,8 @@ def _lot_arg(state: State, lot: Any) -> int | None:
     rooms = lots_with_room(state)
     if not whole(lot, 0, len(state.board)) or lot not in rooms:
         listed = ", ".join(map(str, rooms))
-        raise IllegalEvent(f"{en('space')} {echo(lot)} is not a {en('lot')} with room; choose one of {listed} or null",
-                           f"{echo(lot)} は空きのある{ja('lot')}ではありません。{listed} のどれかか null を選んでください")
+        raise IllegalEvent(f"{en('space')} {short(lot)} is not a {en('lot')} with room; choose one of {listed} or null",
+                           f"{short(lot)} は空きのある{ja('lot')}ではありません。{listed} のどれかか null を選んでください")
     return lot
 
 
@@ -541,7 +541,7 @@ def _invest(state: State, event: Mapping[str, Any]) -> State:
     i = _due(state, event, task_seat(state))
     yes = event["place"]
     if not isinstance(yes, bool):
-        raise IllegalEvent(f"'place' is true or false, saw {echo(yes)}", f"place は true か false です（{echo(yes)}）")
+        raise IllegalEvent(f"'place' is true or false, saw {short(yes)}", f"place は true か false です（{short(yes)}）")
     k = state.tasks[0][2]
     state = _pop(state)
     if yes:

@@ -4,12 +4,11 @@ spaces, item cards and handicaps in both languages, built from the glossary."""
 from __future__ import annotations
 
 import re
-import reprlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engines.core import DataError, load_glossary, read_toml
+from engines.core import DataError, load_glossary, read_toml, short
 
 DATA_FILE = "data/flyingdwarves.toml"
 #: One English and one Japanese name per term of the game (the data file's [glossary]).
@@ -21,19 +20,6 @@ MAX_SPACES = 200
 MAX_ITEMS = 200
 
 Space = tuple[str, Any]
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother = 2, 6, 4, 50, 50
-
-
-def echo(value: Any, limit: int = 60) -> str:
-    """What an event or option held, for a message: like ``core.short``, but a huge text,
-    list or object is cut before it is written out, not after (so echoing it costs no time)."""
-    try:
-        shown = _REPR.repr(value)
-    except ValueError:  # an int too long to write out
-        shown = f"<{type(value).__name__}>"
-    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def en(key: str) -> str:
@@ -51,17 +37,17 @@ def _where_ja(where: str) -> str:
 
 
 def _space_error(where: str, i: int, raw: Any, en_: str, ja_: str) -> DataError:
-    return DataError(f"{where}: {en('board')} {en('space')} {i} ({echo(raw)}): {en_}",
-                     f"{_where_ja(where)}: {ja('board')}の{i}番の{ja('space')}（{echo(raw)}）: {ja_}")
+    return DataError(f"{where}: {en('board')} {en('space')} {i} ({short(raw)}): {en_}",
+                     f"{_where_ja(where)}: {ja('board')}の{i}番の{ja('space')}（{short(raw)}）: {ja_}")
 
 
 def board_from(raw: Any, where: str) -> tuple[Space, ...]:
     """The board of a data file or option: ``(kind, value)`` per space, checked."""
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_SPACES:
         raise DataError(f"{where}: 'board' must be a list of 2 to {MAX_SPACES} spaces (the start and more), "
-                        f"saw {echo(raw)}",
+                        f"saw {short(raw)}",
                         f"{_where_ja(where)}: board は{ja('start')}を含む2〜{MAX_SPACES}個の{ja('space')}の"
-                        f"リストで書いてください（{echo(raw)}）")
+                        f"リストで書いてください（{short(raw)}）")
     return tuple(_space(i, s, where) for i, s in enumerate(raw))
 
 
@@ -94,14 +80,14 @@ def _space(i: int, s: Any, where: str) -> Space:
 def items_from(raw: Any, where: str) -> tuple[str, ...]:
     """The item deck of a data file or option, checked."""
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_ITEMS:
-        raise DataError(f"{where}: 'items' must be a list of 1 to {MAX_ITEMS} item cards, saw {echo(raw)}",
+        raise DataError(f"{where}: 'items' must be a list of 1 to {MAX_ITEMS} item cards, saw {short(raw)}",
                         f"{_where_ja(where)}: items は1〜{MAX_ITEMS}枚の{ja('item_card')}のリストで書いてください"
-                        f"（{echo(raw)}）")
+                        f"（{short(raw)}）")
     for i, c in enumerate(raw):
         if not (isinstance(c, str) and (c in ROBOTS or re.fullmatch(r"[+-][1-9][0-9]?", c))):
-            raise DataError(f"{where}: item card {i + 1} ({echo(c)}) is unknown; expected \"+N\" or \"-N\" "
+            raise DataError(f"{where}: item card {i + 1} ({short(c)}) is unknown; expected \"+N\" or \"-N\" "
                             "(N 1 to 99), \"copy\", \"cancel\", \"swap\" or \"develop\"",
-                            f"{_where_ja(where)}: {i + 1}枚目の{ja('item_card')}（{echo(c)}）は不明です。"
+                            f"{_where_ja(where)}: {i + 1}枚目の{ja('item_card')}（{short(c)}）は不明です。"
                             "\"+N\"・\"-N\"（Nは1〜99）、\"copy\"、\"cancel\"、\"swap\"、\"develop\" のどれかです")
     return tuple(raw)
 

@@ -80,6 +80,8 @@ GAME = "alea"
 TITLE = {"en": "Sky City ALEA", "ja": "空中都市アーリア"}
 GLOSSARY = load_glossary("data/alea.toml")
 MIN_SEATS, MAX_SEATS = 3, 5
+#: What the table shows for this game (pi.web.game_uses): dice in seat colours, secret declarations.
+USES = frozenset({"dice", "buttons", "seat_colours"})
 DICE_PER_SEAT = 5
 ZERO_POINTS = 3
 TIEBREAK_DICE = 10

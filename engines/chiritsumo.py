@@ -69,6 +69,9 @@ __all__ = ["GAME", "TITLE", "GLOSSARY", "MIN_SEATS", "MAX_SEATS", "COLOURS", "St
 GAME = "chiritsumo"
 TITLE = dict(GLOSSARY["chiritsumo"])
 MIN_SEATS, MAX_SEATS = 1, 4
+#: What the table shows for this game (pi.web.game_uses): dice under the camera; no secret
+#: numbers on seat buttons, and seat colours mark seats only (every player owns all colours).
+USES = frozenset({"dice"})
 MODES = ("garden", "solo")
 START = (1, 3, 3, 3)
 DUST_PILE = {2: (2, 3, 3, 3), 3: (1, 2, 2, 2)}

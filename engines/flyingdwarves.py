@@ -71,6 +71,9 @@ __all__ = ["GAME", "TITLE", "GLOSSARY", "State", "setup", "expects", "apply", "v
            "lots_with_room", "SUPPLY", "GOAL_BONUS"]
 
 TITLE = {"en": "Flying Dwarves", "ja": "フライング・ドワーフ"}
+#: What the table shows for this game (pi.web.game_uses): secret propulsion cards on the seat
+#: buttons and each seat's disc colour; no dice.
+USES = frozenset({"buttons", "seat_colours"})
 MIN_SEATS = 3
 MAX_SEATS = 5
 OPTIONS = ("board", "items", "deck")

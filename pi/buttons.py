@@ -24,11 +24,11 @@ class Buttons:
     def __init__(self, table: Any, panel: Any) -> None:
         self.table = table
         self.panel = panel
-        self._open = False
+        self._open: bool | None = False  # None: set the panel afresh from the state
 
     def reopen(self) -> None:
-        """After a new game, an undo or a restart: open the panel afresh from the state."""
-        self._open = False
+        """After a new game, an undo or a restart: set the panel afresh from the state."""
+        self._open = None
 
     def sync(self) -> None:
         """Open, reveal or reset the panel from what the game waits for now. Called outside
@@ -46,11 +46,10 @@ class Buttons:
             for seat in seats:  # after an undo or a restart some seats have chosen already
                 if seat not in due:
                     self._show_locked(seat, 0)
-        elif not found and (was_open or expects is None):
-            if expects is None:
-                self.panel.reset()
-            else:
-                self.panel.reveal()
+        elif not found and (was_open is None or expects is None):
+            self.panel.reset()
+        elif not found and was_open:
+            self.panel.reveal()
 
     def chosen_elsewhere(self, seat: str, event: dict[str, Any]) -> None:
         """A seat made its secret choice on its phone: its LED shows locked, its button stops."""

@@ -63,6 +63,37 @@ class Ledger:
         view = engine.view(state)
         return cls(len(view.get("log") or []), view.get("round"))
 
+    def last_action(self) -> int | None:
+        """The index of the last event a player or the host made that everyone has seen:
+        past the forced moves and the secret choices not yet revealed (the host's page must
+        not change when a seat locks). None when there is none."""
+        i = len(self.entries)
+        while i and (self.entries[i - 1].source == "forced" or _hidden(self.entries[i - 1])):
+            i -= 1
+        return i - 1 if i else None
+
+    def undo_from(self) -> int | None:
+        """The index of the first event an undo takes back: the last action everyone has
+        seen, with the forced moves and hidden secret choices after it; when that action
+        revealed secret choices, every choice of that round (so nobody chooses again after
+        seeing the others). None when there is nothing to undo."""
+        i = self.last_action()
+        if i is not None and self.entries[i].secret:
+            while i and _hidden(self.entries[i - 1]):
+                i -= 1
+        return i
+
+    def words(self, index: int, log: list[Mapping[str, str]]) -> dict[str, str]:
+        """The event at ``index`` in words: the lines it added to the game ``log``, else its
+        type and seat."""
+        entry = self.entries[index]
+        start = self.entries[index - 1].lines if index else self.lines
+        lines = log[start:entry.lines]
+        if lines:
+            return {lang: " / ".join(line.get(lang) or line.get("en", "") for line in lines) for lang in ("en", "ja")}
+        what = f"{entry.event.get('type')}" + (f" ({entry.event['seat']})" if entry.event.get("seat") else "")
+        return {"en": what, "ja": what}
+
     def truncate(self, count: int) -> None:
         """Keep the first ``count`` entries (the others were undone)."""
         del self.entries[count:]
@@ -96,6 +127,12 @@ def entry_of(engine: Any, before: Any, after: Any, event: Mapping[str, Any], sou
     return Entry(dict(event), source, inputs.dice_field(inp) if inp else None, secret,
                  secret and (not waiting or _choosing(engine.expects(after)) != waiting),
                  len(view.get("log") or []), view.get("round"))
+
+
+def _hidden(entry: Entry) -> bool:
+    """A secret choice not revealed when it was made (nobody has seen it, if the choosing
+    is still open)."""
+    return entry.secret and not entry.revealed
 
 
 def _choosing(expects: Mapping[str, Any]) -> frozenset[str]:

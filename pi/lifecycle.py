@@ -34,10 +34,11 @@ class GameRecord:
     options: dict[str, Any]
     seed: int
     tokens: dict[str, str] = field(default_factory=dict)
+    over: bool = False  # ended by its rules (in History already)
 
     def public(self) -> dict[str, Any]:
         """Everything but the seat tokens (those are the seats' private links)."""
-        return {"id": self.id, "game": self.game, "seats": self.seats, "options": self.options}
+        return {"id": self.id, "game": self.game, "seats": self.seats, "options": self.options, "over": self.over}
 
 
 class Lifecycle:
@@ -66,7 +67,7 @@ class Lifecycle:
             return error(str(exc), f"ゲームを始められません: {exc}")
         with table._lock:
             if table.record is not None:
-                self._end_stored()
+                self._put_away()
             game_id = table.store.new_game(game, seats, options, seed)
             table.record = GameRecord(game_id, game, seats, options, seed, table.links(seats))
             table.engine, table.state, table.ledger = engine, state, Ledger.start(engine, state)
@@ -99,41 +100,82 @@ class Lifecycle:
         log.info("resumed %s game %s", record.game, record.id)
         return True
 
+    def running(self) -> bool:
+        """A game is being played and has not ended by its rules: ending it loses it."""
+        return self.table.record is not None and not self.table.record.over
+
     def end(self) -> Result:
+        """Put the game away: one still being played goes to History as ended by the host."""
         table = self.table
         with table._lock:
             if table.record is None:
                 return no_game()
-            self._end_stored()
+            self._put_away()
             table.record, table.engine, table.state, table.ledger = None, None, None, None
             table.clear_round()
         table.after_change()
         return ok()
 
-    def _end_stored(self) -> None:
+    def _put_away(self) -> None:
+        if not self.table.record.over:
+            self.table.store.end_game(self.table.record.id, None)
+            log.info("game %s ended by the host", self.table.record.id)
+
+    def _settle_end(self) -> None:
+        """A game that has ended by its rules goes to History at once, with its winners;
+        one that an undo or a correction takes back from its end is open again."""
         table = self.table
-        winners = table.engine.expects(table.state).get("winners") or []
-        table.store.end_game(table.record.id, ", ".join(winners) or None)
+        expects = table.engine.expects(table.state)
+        over = not inputs.inputs(expects)
+        if over == table.record.over:
+            return
+        if over:
+            table.store.end_game(table.record.id, ", ".join(expects.get("winners") or []) or None)
+        else:
+            table.store.reopen(table.record.id)
+        table.record.over = over
 
     def undo(self) -> Result:
-        """Take back the last action of a player or the host, with the forced moves that
-        followed it (the store keeps them as undone; the state is replayed). A forced move
-        alone is never undone: the table would only send it again."""
+        """Take back the last action everyone has seen (``Ledger.undo_from``): with the
+        forced moves after it, and, for a reveal of secret choices, every choice of that
+        round. The store keeps what was undone; the state is replayed; the answer says
+        what was undone."""
         table = self.table
         with table._lock:
             if table.record is None:
                 return no_game()
-            entries = table.ledger.entries
-            last = len(entries)
-            while last and entries[last - 1].source == "forced":
-                last -= 1
-            if not last:
+            words = self.undo_words()
+            if words is None:
                 return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
-            forced = len(entries) - last
-            self.take_back(last - 1)
+            self.take_back(table.ledger.undo_from())
+            self._settle_end()
             table.clear_round()
+            table.undone = {"en": f"Undone: {words['en']}.", "ja": f"取り消しました: {words['ja']}"}
         table.after_change()
-        return ok(forced=forced)
+        log.info("undone: %s", words["en"])
+        return ok(message=table.undone)
+
+    def undo_words(self) -> dict[str, str] | None:
+        """What ``undo`` would take back, in words (None: nothing). Never a secret choice
+        nobody has seen: an open secret choice says nothing of who has chosen."""
+        table = self.table
+        with table._lock:
+            if table.record is None:
+                return None
+            ledger = table.ledger
+            first, last = ledger.undo_from(), ledger.last_action()
+            if first is None:
+                return None
+            words = ledger.words(last, table.engine.view(table.state).get("log") or [])
+            en, ja = words["en"], words["ja"]
+            if ledger.entries[last].secret:
+                en, ja = en + "; every seat chooses again", ja + "（全員が選び直します）"
+            forced = sum(1 for e in ledger.entries[first:] if e.source == "forced")
+            if forced:
+                en += "; and the move" if forced == 1 else f"; and the {forced} moves"
+                en += " the table sent after it"
+                ja += f"（その後テーブルが自動で送った{forced}件も）"
+            return {"en": en, "ja": ja}
 
     def take_back(self, first: int) -> None:
         """Undo the game's events from the ``first``-th on (the state is replayed)."""
@@ -184,18 +226,22 @@ class Lifecycle:
         return result
 
     def force(self) -> None:
-        """Send every forced move the game now waits for (one can lead to another)."""
+        """Send every forced move the game now waits for (one can lead to another); then a
+        game that has ended by its rules goes to History."""
         table = self.table
         for _ in range(MAX_FORCED):
             event = forced_event(table.engine.expects(table.state))
             if event is None:
+                self._settle_end()
                 return
             result = self._commit(event, "forced")
             if not result["ok"]:  # an engine that refuses the one move it offers
                 log.error("the game refused its forced move %s: %s", event, result["error"]["en"])
-                return
+                break
             log.info("forced %s for %s: nothing to choose", event["type"], event["seat"])
-        log.error("more than %d forced moves in a row; the table waits for the host", MAX_FORCED)
+        else:
+            log.error("more than %d forced moves in a row; the table waits for the host", MAX_FORCED)
+        self._settle_end()
 
     def _commit(self, event: dict[str, Any], source: str) -> Result:
         """Engine check, then commit. Call with the table's lock held."""
@@ -221,6 +267,7 @@ class Lifecycle:
                          f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
         table.ledger.entries.append(entry)
         table.state = state
+        table.undone = None
         table.throws.pending = None
         if "dice" in event:
             table.demo.forget()

@@ -47,6 +47,7 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
             "claimable": throws.claimable(expects, seat),
             "to_type": [{"colour": c, "sides": sd} for c, sd in to_type],
             "warning": table.warning,
+            "undone": table.undone,
             "note": table.notes.get(seat) if seat is not None else None,
             "seats": table.page_seats(),
         }

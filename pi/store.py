@@ -242,6 +242,11 @@ class Store:
             if cur.rowcount == 0:
                 raise KeyError(f"no game {game_id} in the store")
 
+    def reopen(self, game_id: int) -> None:
+        """Mark an ended game as being played again (an undo took back its end)."""
+        with self._lock, self._transaction():
+            self._db.execute("UPDATE games SET ended = NULL, winner = NULL WHERE id = ?", (game_id,))
+
     # --- events --------------------------------------------------------------------------
 
     def append(self, game_id: int, event: Mapping[str, Any], source: str | None = None,

@@ -89,6 +89,7 @@ class Table:
         self.state: Any = None
         self.ledger: Ledger | None = None  # the game's events, their sources, log lines and rounds
         self.warning: dict[str, str] | None = None
+        self.undone: dict[str, str] | None = None  # what the last undo took back, until the next event
         self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
         self.config_seats = _config_seats(config)
         self.lifecycle = Lifecycle(self)
@@ -140,6 +141,7 @@ class Table:
     def clear_round(self) -> None:
         """A new game, an undo or a restart: nothing said or waiting is left over."""
         self.notes = {}
+        self.undone = None
         self.throws.forget()
         self.demo.forget()
         self.buttons.reopen()
@@ -228,6 +230,13 @@ class Table:
 
     def undo(self) -> Result:
         return self.lifecycle.undo()
+
+    def undo_words(self) -> dict[str, str] | None:
+        return self.lifecycle.undo_words()
+
+    def running(self) -> bool:
+        """A game is being played (not ended by its rules): ending it loses it."""
+        return self.lifecycle.running()
 
     def expects_now(self) -> dict[str, Any] | None:
         """What the game waits for (the engine's ``expects``), None without a game."""

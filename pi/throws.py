@@ -365,7 +365,8 @@ class Throws:
         return table.act(None, inp["type"], values, source="typed")
 
     def correct(self, dice: Sequence[Mapping[str, Any]]) -> Result:
-        """Replace the dice of the last throw with the dice the host typed."""
+        """Replace the dice of the last throw with the dice the host typed (what followed it
+        is made again: the forced moves, and the secret choices nobody has seen)."""
         table = self.table
         with table._lock:
             if table.record is None:
@@ -384,9 +385,10 @@ class Throws:
         return result
 
     def _last_throw(self) -> int | None:
-        """The index of the last event in the ledger when it is a throw."""
-        entries = self.table.ledger.entries
-        return len(entries) - 1 if entries and entries[-1].throw else None
+        """The index of the last action everyone has seen when it is a throw (a seat
+        locking a secret choice since does not hide it: nobody may tell that it did)."""
+        index = self.table.ledger.last_action()
+        return index if index is not None and self.table.ledger.entries[index].throw else None
 
     def last_throw_dice(self) -> list[dict[str, Any]]:
         """The dice of the last event when it is a throw: what ``correct`` replaces."""

@@ -19,39 +19,43 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 
 from pi import dicestats
 from pi.ledger import source_words
+from pi.snapshots import title
 from pi.web import table_of
 
 bp = Blueprint("history", __name__)
 
 
 def finished_games() -> list[dict[str, Any]]:
-    """Every ended game with its final scores and winners (replayed once, then cached)."""
+    """Every ended game with its final scores and, for one that ended by its rules, its
+    winners (one the host ended before its end says so: ``over`` False). Replayed once,
+    then cached."""
     import engines
-    from pi.snapshots import title
 
     table = table_of()
-    cache: dict[int, dict[str, Any]] = current_app.extensions.setdefault("finished_games", {})
+    cache: dict[tuple[int, float], dict[str, Any]] = current_app.extensions.setdefault("finished_games", {})
     out = []
     for record in reversed(table.store.games()):
         if record.ended is None:
             continue
-        if record.id not in cache:
+        key = (record.id, record.ended)  # an undo may reopen a game, and it ends again
+        if key not in cache:
             entry = {"id": record.id, "game": record.game, "title": {"en": record.game, "ja": record.game},
                      "started": record.started, "ended": record.ended,
                      "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started)),
                      "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
-                     "scores": {}, "winners": [], "phase": None, "events": 0}
+                     "scores": {}, "winners": [], "over": False, "phase": None, "events": 0}
             try:
                 engine = engines.load(record.game)
                 events = table.store.events(record.id)
                 state, _ = engines.replay(engine, entry["seats"], record.options, record.seed, events)
                 view = engine.view(state)
                 entry.update(title=title(engine, record.game), scores=view.get("scores", {}),
-                             winners=view.get("winners", []), phase=view.get("phase"), events=len(events))
+                             winners=view.get("winners", []), over=not engine.expects(state).get("inputs"),
+                             phase=view.get("phase"), events=len(events))
             except ValueError as exc:  # an engine gone, or one that refuses its old events
                 entry["problem"] = str(exc)
-            cache[record.id] = entry
-        out.append(cache[record.id])
+            cache[key] = entry
+        out.append(cache[key])
     return out
 
 

@@ -7,14 +7,18 @@ POST /host/login           ``pin``; wrong PINs are counted per address and refus
                            while after ``PIN_ATTEMPTS`` in ``PIN_WINDOW_S`` seconds (429)
 POST /host/logout
 POST /host/start           game, seats (checkboxes + name/colour), options (JSON), seed
-POST /host/links           new seat links for the running game (the old links stop working)
+POST /host/links           new seat links for the table's seats (the old links stop working)
 POST /host/act             one input the game waits for: ``type`` and its fields (form or JSON)
 POST /host/throw           typed dice for the throw due (camera down or misread)
-POST /host/correct         replace the dice of the last accepted throw
+POST /host/correct         replace the dice of the last throw
 POST /host/undo, /host/end
 POST /host/calibrate/capture/<colour>, /host/calibrate/save, /host/teach (face: the dice
 under the camera all show it)
 Every action answers JSON to JSON callers, else redirects back to the host page.
+
+What cannot be taken back asks first: Undo, End and Start while a game is being played
+carry ``confirm=1`` (the page's form asks, with what will be lost, in ``data-confirm``);
+without it nothing changes and the answer says why.
 """
 from __future__ import annotations
 
@@ -77,24 +81,45 @@ def page():
     if not session.get("host"):
         return render_template("host_login.html")
     table = table_of()
-    snap = table.snapshot()
     config = _config()
     links = []
-    record = table.record
-    if record is not None:
+    if table.record is not None:
         root = phone_root(request.url_root, getattr(config.web, "host", ""))
-        for seat in record.seats:
-            url = root + url_for("seat.page", token=record.tokens[seat["name"]])
+        for seat in table.record.seats:
+            url = root + url_for("seat.page", token=table.record.tokens[seat["name"]])
             links.append({"seat": seat["name"], "colour": seat["colour"], "url": url, "qr": _qr_svg(url)})
     titles = playable_games()
     return render_template(
-        "host.html", snap=snap, links=links, games=list(titles), titles=titles,
-        host_inputs=inputs.for_host(table.expects_now()),
+        "host.html", **host_view(table), links=links, games=list(titles), titles=titles,
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
-        last_throw=inputs.dice_text(table.last_throw_dice()),
-        roll_text=inputs.dice_text(table.prompt_dice) if snap["prompt"] else "",
-        calibration=table.calibration.status(table.camera.camera is not None),
     )
+
+
+def host_view(table: Any) -> dict[str, Any]:
+    """What the host page shows of the game. Nothing in it changes when a seat locks a
+    secret choice (the host may be a player too)."""
+    snap = table.snapshot()
+    return {
+        "snap": snap,
+        "host_inputs": inputs.for_host(table.expects_now()),
+        "last_throw": inputs.dice_text(table.last_throw_dice()),
+        "roll_text": inputs.dice_text(table.prompt_dice) if snap["prompt"] else "",
+        "undo_words": table.undo_words(),
+        "undo_key": undo_key(table),
+        "running": table.running(),
+        "calibration": table.calibration.status(table.camera.camera is not None),
+    }
+
+
+def undo_key(table: Any) -> str:
+    """A short mark of what Undo takes back now: the page sends back the one it showed, so
+    a confirmation given for one action never undoes another ("" when nothing to undo)."""
+    import hashlib
+
+    words = table.undo_words()
+    if words is None:
+        return ""
+    return hashlib.sha256(f"{table.ledger.last_action()}|{words['en']}".encode()).hexdigest()[:12]
 
 
 def playable_games() -> dict[str, dict[str, str]]:
@@ -190,6 +215,16 @@ def reissue_links():
     return _done(table_of().reissue_links())
 
 
+def _confirmed() -> bool:
+    """The request says the host confirmed (``confirm=1``: the page's dialog)."""
+    given = json_object().get("confirm") if request.is_json else request.form.get("confirm")
+    return given in (True, 1, "1")
+
+
+def _unconfirmed() -> dict[str, Any]:
+    return {"ok": False, "error": i18n.both("not_confirmed")}
+
+
 @bp.post("/logout")
 def logout():
     session.clear()
@@ -232,6 +267,8 @@ def start():
         seed = form.get("seed", "").strip() or None
     if not seats:
         return _done({"ok": False, "error": i18n.both("no_seat_selected")})
+    if table_of().running() and not _confirmed():
+        return _done(_unconfirmed())
     try:
         if isinstance(seed, (bool, float)):
             raise TypeError
@@ -284,13 +321,22 @@ def correct():
 @bp.post("/undo")
 @host_required
 def undo():
-    return _done(table_of().undo())
+    table = table_of()
+    if table.undo_words() is not None and not _confirmed():
+        return _done(_unconfirmed())
+    shown = json_object().get("undo") if request.is_json else request.form.get("undo")
+    if shown is not None and shown != undo_key(table):
+        return _done({"ok": False, "error": i18n.both("undo_changed")})
+    return _done(table.undo())
 
 
 @bp.post("/end")
 @host_required
 def end():
-    return _done(table_of().end_game())
+    table = table_of()
+    if table.running() and not _confirmed():
+        return _done(_unconfirmed())
+    return _done(table.end_game())
 
 
 @bp.post("/calibrate/capture/<colour>")

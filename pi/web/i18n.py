@@ -186,6 +186,22 @@ STRINGS: dict[str, dict[str, str]] = {
               "ゲーム外でカメラが読んだ振り（振ったばかりのダイスのみ）。カイ二乗検定は公平なダイスでこれだけ偏る確率を示します。"
               "各目が{n}回ずつ期待できる回数から意味を持ちます。",
     },
+    "confirm_end": {"en": "End {game} now? It goes to History as ended by the host and cannot be played on.",
+                    "ja": "{game}を終了しますか？ ホストが終了したゲームとして履歴に入り、続きは遊べません。"},
+    "confirm_start": {"en": "Start a new game? {game}, still being played, ends here (ended by the host) and cannot "
+                            "be played on.",
+                      "ja": "新しいゲームを始めますか？ 進行中の{game}はここで終了し（ホストが終了）、続きは遊べません。"},
+    "confirm_undo": {"en": "Undo this? {what}", "ja": "取り消しますか？ {what}"},
+    "not_confirmed": {"en": "Nothing was done: this cannot be taken back, so it needs your confirmation. Tap again "
+                            "and confirm.",
+                      "ja": "何もしていません。元に戻せない操作なので確認が必要です。もう一度押して確認してください。"},
+    "undo_changed": {"en": "Nothing was undone: the game moved on since this page said what Undo takes back. Check "
+                           "it again.",
+                     "ja": "何も取り消していません。このページの表示の後にゲームが進みました。取り消す内容をもう一度確認してください。"},
+    "undo_what": {"en": "Undo takes back: {what}", "ja": "取り消す操作: {what}"},
+    "nothing_to_undo": {"en": "Nothing to undo yet.", "ja": "取り消せる操作はまだありません。"},
+    "ended_by_host": {"en": "Ended by the host", "ja": "ホストが終了"},
+    "game_finished": {"en": "This game is over and already in History.", "ja": "このゲームは終わり、履歴に入っています。"},
 }
 
 

@@ -81,7 +81,9 @@ def test_undo_goes_back_past_forced_moves_to_the_last_real_action(table):
     table.act("Aki", "take", {"token": "silver"})
     table.act("Chie", "take", {"token": "gold"})
     undone = table.undo()  # Chie's take, and the close the table sent after it
-    assert undone["ok"] and undone["forced"] == 1
+    assert undone["ok"] and undone["message"] == {
+        "en": "Undone: Chie took gold; and the move the table sent after it.",
+        "ja": "取り消しました: Chieがgoldを取った（その後テーブルが自動で送った1件も）"}
     assert _events(table)[-1] == {"type": "take", "seat": "Ben", "token": "gold"}
     assert table.expects_now()["inputs"][0]["seats"] == ["Chie"]  # not sent again: Chie chooses again
     assert table.undo()["ok"]  # Aki's take, and Ben's forced one
@@ -128,3 +130,70 @@ def test_the_log_says_which_events_were_typed_corrected_or_forced(table):
     assert log[-3:] == ["Aki threw 4 (typed by the host)", "Aki took silver",
                         "Ben took gold (sent by the table: nothing to choose)"]
     assert table.snapshot("Ben")["view"]["log"][-1]["ja"] == "Benがgoldを取った（選択肢がないためテーブルが送信）"
+
+
+def _to_round_two(table):
+    """Relay played through round 1 (Aki 2, Ben 0, Chie 1; Aki throws 4)."""
+    _bid(table, 2, 0, 1)
+    table.typed_throw([{"colour": "red", "face": 4}])
+    table.act("Aki", "take", {"token": "silver"})
+    table.act("Chie", "take", {"token": "gold"})
+    assert table.snapshot()["view"]["round"] == 2
+
+
+def test_undo_of_a_reveal_takes_back_every_choice_of_that_round(table):
+    relay_table(table)
+    _to_round_two(table)
+    before = len(_events(table))
+    _bid(table, 1, 3, 0)  # Chie's bid reveals them all
+    words = table.undo_words()
+    assert words["en"] == "Bids: Aki 1, Ben 3, Chie 0; every seat chooses again"
+    assert table.undo()["ok"]
+    assert len(_events(table)) == before and table.expects_now()["inputs"][0]["seats"] == ["Aki", "Ben", "Chie"]
+    assert table.snapshot()["undone"] == {"en": f"Undone: {words['en']}.", "ja": f"取り消しました: {words['ja']}"}
+    assert table.act("Aki", "bid", {"n": 2})["ok"] and table.snapshot()["undone"] is None  # until the next event
+
+
+def test_an_open_secret_choice_changes_nothing_the_host_sees(table):
+    from pi.web.host import host_view
+
+    relay_table(table)
+    _to_round_two(table)
+    host = host_view(table)
+    correctable = table.last_throw_dice()
+    assert table.act("Ben", "bid", {"n": 3})["ok"]  # the first lock of round 2
+    assert host_view(table) == host and table.last_throw_dice() == correctable
+    # Undo takes back what everyone saw last (Chie's take, and the table's close), and
+    # Ben's bid with it: he bids again once round 2 comes back.
+    assert table.undo()["message"]["en"].startswith("Undone: Chie took gold")
+    table.act("Chie", "take", {"token": "gold"})
+    assert table.expects_now()["inputs"][0]["seats"] == ["Aki", "Ben", "Chie"]
+
+
+def test_a_correction_keeps_the_secret_choices_made_since(table):
+    relay_table(table)
+    _bid(table, 2, 0, 1)
+    assert table.typed_throw([{"colour": "red", "face": 4}])["ok"]
+    table.act("Aki", "take", {"token": "silver"})  # Ben's take is forced after it
+    assert table.last_throw_dice() == []  # the last action is Aki's take, not the throw
+    table.undo()
+    assert table.last_throw_dice() == [{"colour": "red", "face": 4}]
+    assert table.correct_throw([{"colour": "red", "face": 6}])["ok"]
+    assert [(r.event["type"], r.source) for r in table.store.records(table.record.id)][-1] == ("throw", "corrected")
+
+
+def test_a_game_that_ends_by_its_rules_is_in_history_at_once(table):
+    relay_table(table, rounds=1)
+    _bid(table, 2, 0, 1)
+    table.typed_throw([{"colour": "red", "face": 4}])
+    table.act("Aki", "take", {"token": "gold"})
+    table.act("Chie", "take", {"token": "gold"})  # the close is forced: the game is over
+    game = table.store.game(table.record.id)
+    assert game.ended is not None and game.winner == "Aki, Ben, Chie"
+    assert not table.running() and table.snapshot()["view"]["winners"] == ["Aki", "Ben", "Chie"]
+    assert table.undo()["ok"]  # Chie's take, and its end: playing again
+    assert table.store.game(table.record.id).ended is None and table.running()
+    table.act("Chie", "take", {"token": "silver"})
+    assert table.store.game(table.record.id).winner == "Aki, Ben"
+    assert table.end_game()["ok"]  # puts the finished game away, as it ended
+    assert table.store.game(game.id).winner == "Aki, Ben"

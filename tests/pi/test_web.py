@@ -155,15 +155,19 @@ def test_wrong_pins_are_rate_limited(client):
 
 def test_host_starts_corrects_undoes_and_ends(client, table, store):
     _login(client)
-    response = client.post("/host/start", data={
-        "game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",
-        "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "options": '{"deck": "physical"}',
-        "seed": "3"})
-    assert response.status_code == 302
+    form = {"game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",
+            "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "options": '{"deck": "physical"}',
+            "seed": "3"}
+    running = table.record.id
+    unconfirmed = client.post("/host/start", data=form, headers={"Accept-Language": "en"}, follow_redirects=True)
+    assert "needs your confirmation" in unconfirmed.get_data(as_text=True) and table.record.id == running
+    response = client.post("/host/start", data={**form, "confirm": "1"})  # the page's dialog said yes
+    assert response.status_code == 302 and store.game(running).ended is not None
     assert table.record.options == {"deck": "physical"} and kind(table) == "card"
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert 'id="form-card"' in host and "Three Ones" in host  # the picker names the cards
-    refused = client.post("/host/start", json={"game": "alea", "seats": SEATS3, "options": {"deck": "nope"}})
+    refused = client.post("/host/start", json={"game": "alea", "seats": SEATS3, "options": {"deck": "nope"},
+                                               "confirm": True})
     assert refused.status_code == 409 and "deck" in refused.json["error"]["en"]
     bad_options = client.post("/host/start", data={"seat_0": "1", "name_0": "Aki", "colour_0": "red",
                                                    "options": "[1]"}, follow_redirects=True)
@@ -194,9 +198,12 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert 'id="correct-form"' not in host  # only a throw that is the last event can be corrected
     n = len(store.events(table.record.id))
-    assert client.post("/host/undo", json={}).json["ok"]
+    assert client.post("/host/undo", json={}).status_code == 409 and len(store.events(table.record.id)) == n
+    undone = client.post("/host/undo", json={"confirm": True}).json
+    assert undone["ok"] and undone["message"]["en"].startswith("Undone: ")
     assert len(store.events(table.record.id)) == n - 1
-    assert client.post("/host/end", json={}).json == {"ok": True}
+    assert client.post("/host/end", json={}).json["error"]["en"].startswith("Nothing was done")
+    assert client.post("/host/end", json={"confirm": True}).json == {"ok": True}
     assert table.record is None and store.unfinished() is None
 
 
@@ -401,7 +408,7 @@ def test_host_actions_need_the_csrf_token_of_the_session(client, table):
     assert table.record is not None and len(table.store.events(table.record.id)) == events
     page = client.get("/host").get_data(as_text=True)
     assert f'name="csrf" value="{token}"' in page  # every form of the page carries it
-    assert client.post("/host/end", data={"csrf": token}).status_code == 302 and table.record is None
+    assert client.post("/host/end", data={"csrf": token, "confirm": "1"}).status_code == 302 and table.record is None
 
 
 def test_repeated_wrong_pins_lock_the_address_out(table, config):
@@ -446,3 +453,52 @@ def test_the_script_of_a_game_says_how_each_event_came_in_and_still_replays(clie
     out = io.StringIO()
     assert play_script(io.StringIO("\n".join(script)), out) == 0
     assert all(json.loads(line)["accepted"] for line in out.getvalue().splitlines()[:-1])
+
+
+def test_what_cannot_be_taken_back_asks_first_in_the_pages_language(client, table):
+    import html
+
+    _login(client)
+    for seat, v in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
+        declare(table, seat, v)
+    for lang, words in (("en", ("End Sky City ALEA now?", "Undo this? Declarations", "Start a new game?")),
+                        ("ja", ("を終了しますか？", "取り消しますか？", "新しいゲームを始めますか？"))):
+        page = html.unescape(client.get("/host", headers={"Accept-Language": lang}).get_data(as_text=True))
+        confirms = [line for line in page.splitlines() if "data-confirm=" in line]
+        assert len(confirms) == 3 and all(any(w in c for c in confirms) for w in words), confirms
+    assert 'id="undo-what"' in client.get("/host").get_data(as_text=True)
+    # A confirmation given for one action never undoes another: the page sends what it showed.
+    shown = client.get("/host").get_data(as_text=True).split('name="undo" value="')[1].split('"')[0]
+    assert table.typed_throw([{"colour": "red", "face": 2}])["ok"]
+    stale = client.post("/host/undo", data={"confirm": "1", "undo": shown}, headers={"Accept-Language": "en"},
+                        follow_redirects=True)
+    assert "the game moved on" in stale.get_data(as_text=True) and table.store.events(table.record.id)[-1]["type"] == "throw"
+    fresh = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    key = fresh.split('name="undo" value="')[1].split('"')[0]
+    after = client.post("/host/undo", data={"confirm": "1", "undo": key}, headers={"Accept-Language": "en"},
+                        follow_redirects=True).get_data(as_text=True)
+    assert 'id="undone"' in after and "Undone: " in after and table.store.events(table.record.id)[-1]["type"] == "declare"
+
+
+def test_the_host_page_does_not_change_when_a_seat_locks(client, table):
+    _login(client)
+    for seat, v in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
+        declare(table, seat, v)
+    assert table.typed_throw([{"colour": "red", "face": 2}])["ok"]
+    if kind(table) != "declare":
+        pytest.skip("this seed's round does not end with Aki's throw")
+    before = client.get("/host").get_data(as_text=True)
+    assert 'id="correct-form"' in before
+    declare(table, "Ben", 3)  # the first lock of round 2
+    assert client.get("/host").get_data(as_text=True) == before
+
+
+def test_history_says_who_won_or_that_the_host_ended_it(client, table):
+    _login(client)
+    abandoned = table.record.id
+    assert client.post("/host/end", json={"confirm": True}).json["ok"]
+    page = client.get("/history", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    section = page.split(f'id="game-{abandoned}"')[1]
+    assert "Ended by the host" in section and "Winner: none" not in section
+    ja = client.get("/history", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "ホストが終了" in ja

@@ -86,7 +86,7 @@ from engines.core import (
 )
 from engines.dieangler_fish import Fish, condition_holds, fish_from, load_fish, meets
 from engines.dieangler_hand import SPECIALS, Hand, lure, rethrow, thrown
-from engines.dieangler_inputs import MAX_D6, USES, available, expects, group_dice, named, to_declare
+from engines.dieangler_inputs import MAX_D6, available, expects, group_dice, named, to_declare, uses_allowed
 from engines.dieangler_words import (
     EN,
     GLOSSARY,
@@ -415,7 +415,7 @@ def _uses(state: State, event: Mapping[str, Any]) -> State:
         (want, want_ja), (saw, saw_ja) = die_names(special), die_names(given)
         raise IllegalEvent(f"{name} must declare exactly their {EN['special']} ({want}), saw {saw}",
                            f"{name}は自分の{JA['special']}（{want_ja}）の{JA['use']}を過不足なく宣言してください（来たのは{saw_ja}）")
-    allowed = USES if state.lure else USES[:2]
+    allowed = uses_allowed(state)
     for k in special:
         u = event[k]
         if u == "lure" and not state.lure:

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from engines.dieangler import State
 
 MAX_D6 = 5
-USES = ("chum", "reapproach", "lure")
+#: What a special die may be declared for (the lure only with the advanced option). Not
+#: ``USES``: an engine's ``USES`` tells the pages which parts of the table a game uses.
+SPECIAL_USES = ("chum", "reapproach", "lure")
 
 
 def named(state: State, seats: Sequence[int]) -> tuple[str, str]:
@@ -45,6 +47,16 @@ def group_dice(state: State) -> list[dict[str, Any]]:
 def available(state: State, i: int) -> tuple[str, ...]:
     """The special dice seat ``i`` may choose (those not cooling down)."""
     return tuple(k for k in SPECIALS if k not in state.cooling[i])
+
+
+def uses_allowed(state: State) -> tuple[str, ...]:
+    """The uses a special die may be declared for in this game."""
+    return SPECIAL_USES if state.lure else SPECIAL_USES[:2]
+
+
+def _only(values: Sequence[str]) -> dict[str, str]:
+    """A choice's ``default`` when it has one option: nothing to choose there."""
+    return {"default": values[0]} if len(values) == 1 else {}
 
 
 def _die_options(kinds: Sequence[str]) -> list[dict[str, Any]]:
@@ -81,7 +93,7 @@ def _choose_inputs(state: State) -> list[dict[str, Any]]:
 
 
 def _uses_inputs(state: State) -> list[dict[str, Any]]:
-    uses = [option(u, *both(u)) for u in (USES if state.lure else USES[:2])]
+    uses = [option(u, *both(u)) for u in uses_allowed(state)]
     out = []
     for i in to_declare(state):
         name = state.seats[i].name
@@ -114,7 +126,7 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
                 f"{name}: {JA['reapproach']}の{JA['right']}でダイスを振り直せます（{JA['rethrow']}）。"), [
                 field("by", "choice", f"{EN['right'].capitalize()} of", f"使う{JA['right']}", options=[
                     option(k, f"{EN[k]} ({hand.rights_left(k)} left)", f"{JA[k]}（残り{hand.rights_left(k)}回）")
-                    for k in by]),
+                    for k in by], **_only(by)),
                 field("picked", "picked", "Dice picked up", "拾ったダイス", names={"10": "d10", "20": "d20"}),
                 field("dice", "dice", "New faces", "新しい出目"),
             ], dice=None, camera="rethrown"))
@@ -123,7 +135,8 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
             out.append(an_input("lure", [name], text(
                 f"{name}: change your dice with a {EN['lure']} (odd: 1 in all, even: 2).",
                 f"{name}: {JA['lure']}で出目を変えられます（奇数: 合計1、偶数: 合計2）。"), [
-                field("by", "choice", f"{EN['lure'].capitalize()} die", f"{JA['lure']}のダイス", options=_die_options(lures)),
+                field("by", "choice", f"{EN['lure'].capitalize()} die", f"{JA['lure']}のダイス", options=_die_options(lures),
+                      **_only(lures)),
                 field("changes", "json", "Changes [die, +/-]", "変更 [ダイス, ±]", example=[[2, 1], ["d10", -1]]),
             ]))
     out.append(an_input("done", [state.seats[i].name for i in open_seats],

@@ -254,3 +254,9 @@ def test_an_event_costs_the_same_after_100_000_events():
 
     assert len(long_start.events) == 100_000 + len(start.events)
     assert cost(long_start) < 3 * cost(start) + 0.01
+
+
+def test_the_engine_does_not_tell_the_pages_it_uses_less_of_the_table_than_it_does():
+    """``engine.USES`` tells the pages which parts of the table a game uses (dice, seat
+    buttons, seat colours); the Die-angler uses them all, so it leaves the default."""
+    assert not hasattr(da, "USES")

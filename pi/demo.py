@@ -36,8 +36,8 @@ class Demo:
         self.detector = detector
         self.rng = rng or random.Random()
         self._lock = threading.Lock()
-        # The throw the camera has not applied yet: (input type, the values typed would send).
-        self._thrown: tuple[str, dict[str, Any]] | None = None
+        # The throw the camera has not applied yet: (thrower, input type, its values typed).
+        self._thrown: tuple[str | None, str, dict[str, Any]] | None = None
 
     @property
     def pending(self) -> bool:
@@ -70,7 +70,8 @@ class Demo:
                 if sides != 6:
                     die["sides"] = sides
                 dice.append(die)
-        values = {inputs.dice_field(inp): dice, **inputs.seat_value(inp)}
+        thrower = inputs.seat_value(inp).get("seat")
+        values = {inputs.dice_field(inp): dice}
         if self.synthetic is not None and self._drawable(dice):
             reroll = inp.get("camera") == "all"
             if not reroll and self.table.round_is_fresh():
@@ -80,11 +81,10 @@ class Demo:
             except ValueError as exc:
                 return _tray_full(exc)
             if self.detector is not None:
-                thrower = inputs.seat_value(inp).get("seat")
                 if thrower is not None:
                     self.table.claim_throw(thrower)  # the demo knows whose throw it rolled
-                return self._wait_for_camera(inp["type"], values, thrown=dice)
-        return self.table.act(None, inp["type"], values, source="typed")
+                return self._wait_for_camera(thrower, inp["type"], values, thrown=dice)
+        return self.table.act(thrower, inp["type"], values, source="typed")
 
     def rethrow(self, seat: str, values: Any = None) -> Result:
         """`seat` picks up dice of its colour on the tray and throws them again: those its
@@ -128,14 +128,14 @@ class Demo:
             event = inputs.camera_event(inp, landed, before, self.table.seat_colours())
         except InputError as exc:
             return {"ok": False, "error": exc.message}
-        typed = {k: v for k, v in event.items() if k != "type"}
+        typed = {k: v for k, v in event.items() if k not in ("type", "seat")}
         if not self._drawable([{"sides": d.sides} for d in landed]) or self.detector is None:
-            return self.table.act(None, inp["type"], typed, source="typed")
+            return self.table.act(seat, inp["type"], typed, source="typed")
         try:
             self.synthetic.rethrow(chosen, faces)
         except ValueError as exc:
             return _tray_full(exc)
-        return self._wait_for_camera(inp["type"], typed, thrown=typed[inputs.dice_field(inp)])
+        return self._wait_for_camera(seat, inp["type"], typed, thrown=typed[inputs.dice_field(inp)])
 
     def lay_out(self, seat: str, values: Any) -> Result:
         """Lay the dice `seat` placed in its layout field (`values`: its form or a JSON
@@ -174,7 +174,8 @@ class Demo:
             thrown = self._thrown
         if thrown is None:
             return error("There is no demo throw waiting.", "待っているデモの振りはありません。")
-        return self.table.act(None, thrown[0], dict(thrown[1]), source="typed")
+        seat, type_, values = thrown
+        return self.table.act(seat, type_, dict(values), source="typed")
 
     # ------------------------------------------------------------------ helpers
 
@@ -182,9 +183,9 @@ class Demo:
         """d10 and d20 go under the camera only when the detector reads them."""
         return getattr(self.detector, "reads_sides", False) or all(d.get("sides", 6) == 6 for d in dice)
 
-    def _wait_for_camera(self, type_: str, values: dict[str, Any], thrown: list[Any]) -> Result:
+    def _wait_for_camera(self, seat: str | None, type_: str, values: dict[str, Any], thrown: list[Any]) -> Result:
         with self._lock:
-            self._thrown = (type_, values)
+            self._thrown = (seat, type_, values)
         self.table.publish()
         return ok(thrown=thrown)
 

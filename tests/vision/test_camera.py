@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision import camera as cam
+from vision import synth
 from vision.camera import (CameraError, ReplayCamera, RetryingCamera, SyntheticTable,
                            open_camera)
 
@@ -138,6 +139,65 @@ def test_synthetic_table_throws_d10_and_d20_drawn_the_same_in_every_frame():
         table.throw([("red", 10, 10)])
     with pytest.raises(ValueError, match="6, 10 or 20 sides"):
         table.throw([("red", 3, 8)])
+
+
+def _rest(table):
+    """Read frames until the thrown dice lie still; the frame at rest."""
+    while table.moving:
+        table.read()
+    return table.read()
+
+
+def test_synthetic_table_rethrows_the_picked_dice_and_leaves_the_others():
+    table = SyntheticTable(seed=4, tumble_frames=2)
+    assert table.die_px == synth.tray_die_px((640, 480))
+    table.throw([("red", 1), ("red", 2), ("blue", 3, 10), ("red", 4), ("blue", 5)])
+    _rest(table)
+    before = table.dice
+    again = table.rethrow([1, 2], [6, None])
+    after = table.dice
+    assert [after[i] for i in (0, 3, 4)] == [before[i] for i in (0, 3, 4)]
+    assert again == [after[1], after[2]] and after[1][:2] == ("red", 6) and after[2][0] == "blue"
+    assert after[2][5] == 10 and 0 <= after[2][1] <= 9  # still a d10, its face rolled
+    for i in (1, 2):  # landed away from every die and from where it lay
+        for x, y, *_ in [d[2:] for d in before] + [d[2:] for k, d in enumerate(after) if k != i]:
+            assert np.hypot(after[i][2] - x, after[i][3] - y) >= table.die_px * 1.42
+    assert table.moving
+    _rest(table)
+    assert sorted((c, f) for _, f, c in table.labels) == sorted((d[0], d[1]) for d in after)
+    with pytest.raises(ValueError, match="no die"):
+        table.rethrow([7])
+    assert table.dice == after
+
+
+def test_synthetic_table_lays_out_rows_alone_on_the_tray():
+    from vision.grid import place_rows
+
+    table = SyntheticTable(seed=5, tumble_frames=2)
+    table.throw([("green", 2)] * 6)
+    rows = [[("red", 3), ("blue", 4), None, ("yellow", 2)], [("clear", 3), None, None], [None, None], [None]]
+    laid = table.lay_out(rows)
+    assert [(c, f) for c, f, *_ in laid] == [("red", 3), ("blue", 4), ("yellow", 2), ("clear", 3)]
+    assert table.dice == laid and not table.moving  # laid, not thrown: no tumbling
+    table.read()
+    boxes = [box for box, _, _ in table.labels]
+    placed = place_rows(boxes, (4, 3, 2, 1))
+    assert [[None if i is None else table.labels[i][2] for i in row] for row in placed.rows] == [
+        ["red", "blue", None, "yellow"], ["clear", None, None], [None, None], [None]]
+    with pytest.raises(ValueError, match="unknown die colour"):
+        table.lay_out([[("mauve", 3)]])
+    assert table.dice == laid
+
+
+def test_a_full_synthetic_tray_says_so_and_stays_as_it_was():
+    table = SyntheticTable(seed=6, tumble_frames=0)
+    for _ in range(4):
+        table.throw([("red", None)] * 10)
+    full = table.dice
+    assert len(full) == synth.TRAY_DICE
+    with pytest.raises(synth.TrayFull, match="cannot place 40 dice"):
+        table.throw([("blue", 1)] * 40)
+    assert table.dice == full
 
 
 def test_the_preview_of_a_big_frame_is_small():

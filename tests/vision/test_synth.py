@@ -165,3 +165,36 @@ def test_render_table_is_fast_enough_for_the_demo():
         times.append(time.perf_counter() - t0)
     # 10 ms on an idle machine; generous here because the test machine is shared.
     assert np.median(times) < 0.04
+
+
+def test_the_demo_tray_takes_its_most_dice_thrown_ten_at_a_time():
+    size = (640, 480)
+    die = synth.tray_die_px(size)
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        taken: list = []
+        for _ in range(synth.TRAY_DICE // 10):
+            taken += synth.layout(10, rng, size, die, taken=taken)
+        pts = np.array([(x, y) for x, y, _ in taken])
+        gaps = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
+        np.fill_diagonal(gaps, np.inf)
+        assert gaps.min() >= die * 1.42  # rotated squares cannot touch
+        assert (pts >= die * 0.75).all() and (pts <= np.array(size) - die * 0.75).all()
+    with pytest.raises(synth.TrayFull, match="beside the 40 there"):
+        synth.layout(40, np.random.default_rng(0), size, die, taken=taken)
+    assert synth.tray_die_px((1280, 960)) == 2 * die
+
+
+def test_rows_layout_lays_brick_rows_that_the_grid_reads_back():
+    from vision.grid import place_rows
+
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        places = synth.rows_layout([4, 3, 2, 1], rng, (640, 480), 40)
+        assert [len(row) for row in places] == [4, 3, 2, 1]
+        boxes = [(x - 20, y - 20, x + 20, y + 20) for row in places for x, y, _ in row]
+        assert place_rows(boxes, (4, 3, 2, 1)).rows == [[0, 1, 2, 3], [4, 5, 6], [7, 8], [9]]
+        bottom = [y for _, y, _ in places[0]]
+        assert min(bottom) > max(y for _, y, _ in places[3])  # the first row at the bottom
+    with pytest.raises(synth.TrayFull, match="do not fit"):
+        synth.rows_layout([4, 3, 2, 1], rng, (160, 120), 40)

@@ -94,23 +94,52 @@ class Ledger:
         what = f"{entry.event.get('type')}" + (f" ({entry.event['seat']})" if entry.event.get("seat") else "")
         return {"en": what, "ja": what}
 
+    def rounds(self, log: list[Mapping[str, str]]) -> list[dict[str, Any]]:
+        """The game ``log`` by rounds, oldest first: ``{"round", "lines"}`` each, a line in
+        the round its event was made in (the event that ends a round, with its result, in
+        that round). A game without rounds is one group (``round`` None)."""
+        pieces = [(self.lines, self.round)]  # (where its lines end, the round it was made in)
+        made_in = self.round
+        for entry in self.entries:
+            pieces.append((entry.lines, made_in))
+            made_in = entry.round
+        out: list[dict[str, Any]] = []
+        start = 0
+        for end, round_ in pieces:
+            if end <= start:
+                continue
+            if out and out[-1]["round"] == round_:
+                out[-1]["lines"].extend(log[start:end])
+            else:
+                out.append({"round": round_, "lines": list(log[start:end])})
+            start = end
+        return out
+
+    def last_round(self, log: list[Mapping[str, str]]) -> dict[str, Any] | None:
+        """The last round's result while the round now being played shows nothing of its
+        own yet (until its first action everyone sees): that round's lines; else None."""
+        groups = self.rounds(log)
+        now = self.entries[-1].round if self.entries else self.round
+        if now is None or not groups or groups[-1]["round"] == now:
+            return None
+        return groups[-1]
+
     def truncate(self, count: int) -> None:
         """Keep the first ``count`` entries (the others were undone)."""
         del self.entries[count:]
 
     def marked(self, log: list[Mapping[str, str]]) -> list[dict[str, str]]:
-        """The game log with each line marked by its event's source where that is worth
-        saying (``MARKED``); a secret choice's lines never are (they would tell who chose
-        last)."""
+        """The game log with the first line of each event (what it did; the lines after
+        it are what followed) marked by its source where that is worth saying
+        (``MARKED``); a secret choice's never is (it would tell who chose last)."""
         out = [dict(line) for line in log]
         start = self.lines
         for entry in self.entries:
             words = source_words(entry.source)
-            if entry.source in MARKED and not entry.secret and words:
-                marks = {"en": f" ({words['en']})", "ja": f"（{words['ja']}）"}
-                for line in out[start:entry.lines]:
-                    for lang, mark in marks.items():
-                        line[lang] = line.get(lang, "") + mark
+            if entry.source in MARKED and not entry.secret and words and entry.lines > start:
+                line = out[start]
+                line["en"] = f"{line.get('en', '')} ({words['en']})"
+                line["ja"] = f"{line.get('ja', '')}（{words['ja']}）"
             start = entry.lines
         return out
 

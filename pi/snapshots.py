@@ -20,8 +20,10 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
     throws = table.throws
     with table._lock:
         view = table.engine.view(table.state, seat) if table.state is not None else None
+        last_round = None
         if view is not None:  # each line says how its event came in, where that is worth saying
             view = dict(view, log=table.ledger.marked(view.get("log") or []))
+            last_round = table.ledger.last_round(view["log"])
         expects = table.expects_now()
         shown = inputs.inputs(public(expects)) if expects is not None else []
         # A seat's own secret input names only that seat, never who else still chooses.
@@ -48,6 +50,7 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
             "to_type": [{"colour": c, "sides": sd} for c, sd in to_type],
             "warning": table.warning,
             "undone": table.undone,
+            "last_round": last_round,
             "note": table.notes.get(seat) if seat is not None else None,
             "seats": table.page_seats(),
         }

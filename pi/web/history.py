@@ -1,13 +1,16 @@
 """Finished games and the dice's fairness, for anyone at the table.
 
-GET /history               finished games, newest first: date, game, seats, scores, winners
+GET /history               the game being played and the finished games, newest first: date,
+                           game, seats, scores, winners (or "ended by the host")
+GET /history/<id>          one game (being played or over) round by round: its log, each
+                           line in the round it happened in, newest round first
 GET /history/<id>.jsonl    a finished game's script (docs/replay.md), which `dicetable
                            replay` plays back; each event's "comment" says how it came in
                            (the camera, a phone, typed, corrected, forced by the table); a
                            game still running has none (its events may hold secret choices
                            not yet revealed)
 GET /stats                 faces seen per dice colour, with a chi-square test of fairness
-GET /api/history, /api/stats   the same as JSON
+GET /api/history, /api/history/<id>, /api/stats   the same as JSON
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from pi import dicestats
-from pi.ledger import source_words
+from pi.ledger import rebuild, source_words
+from pi.lifecycle import replay
 from pi.snapshots import title
 from pi.web import table_of
 
@@ -45,7 +49,7 @@ def finished_games() -> list[dict[str, Any]]:
                      "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
                      "scores": {}, "winners": [], "over": False, "phase": None, "events": 0}
             try:
-                engine = engines.load(record.game)
+                engine = table.engine_loader(record.game)
                 events = table.store.events(record.id)
                 state, _ = engines.replay(engine, entry["seats"], record.options, record.seed, events)
                 view = engine.view(state)
@@ -61,12 +65,67 @@ def finished_games() -> list[dict[str, Any]]:
 
 @bp.get("/history")
 def page():
-    return render_template("history.html", games=finished_games())
+    table = table_of()
+    playing = table.record.public() if table.running() else None  # one over by its rules is below
+    return render_template("history.html", games=finished_games(), playing=playing,
+                           playing_title=table.snapshot()["title"] if playing else None)
 
 
 @bp.get("/api/history")
 def api():
     return jsonify(finished_games())
+
+
+@bp.get("/history/<int:game_id>")
+def game(game_id: int):
+    return render_template("history.html", game=game_rounds(game_id))
+
+
+@bp.get("/api/history/<int:game_id>")
+def api_game(game_id: int):
+    return jsonify(game_rounds(game_id))
+
+
+def game_rounds(game_id: int) -> dict[str, Any]:
+    """A game round by round (``pi.ledger.Ledger.rounds``) with its seats, scores and how
+    it ended; the public view only (never a secret choice). The game on the table is read
+    as it is now; any other is replayed once per end (then cached). 404 for no such game."""
+    table = table_of()
+    with table._lock:
+        if table.record is not None and table.record.id == game_id:
+            snap = table.snapshot()
+            view = snap["view"]
+            return _rounds_page(table.store.game(game_id), snap["title"], view, table.ledger.rounds(view["log"]),
+                                table.record.over)
+    if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
+        abort(404)
+    try:
+        record = table.store.game(game_id)
+    except KeyError:
+        abort(404)
+    cache: dict[tuple[int, float | None], dict[str, Any]] = current_app.extensions.setdefault("game_rounds", {})
+    key = (game_id, record.ended)
+    if key not in cache:
+        try:
+            engine = table.engine_loader(record.game)
+            ledger, state = rebuild(engine, replay(engine, record, []), table.store.records(game_id))
+        except ValueError as exc:  # an engine gone, or one that refuses its old events
+            return {**_rounds_page(record, {"en": record.game, "ja": record.game}, None, [], False),
+                    "problem": str(exc)}
+        view = engine.view(state)
+        log = ledger.marked(view.get("log") or [])
+        cache[key] = _rounds_page(record, title(engine, record.game), view, ledger.rounds(log),
+                                  not engine.expects(state).get("inputs"))
+    return cache[key]
+
+
+def _rounds_page(record: Any, name: dict[str, str], view: dict[str, Any] | None, rounds: list[dict[str, Any]],
+                 over: bool) -> dict[str, Any]:
+    return {"id": record.id, "game": record.game, "title": name, "ended": record.ended,
+            "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started)),
+            "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
+            "scores": (view or {}).get("scores", {}), "winners": (view or {}).get("winners", []), "over": over,
+            "rounds": rounds}
 
 
 @bp.get("/history/<int:game_id>.jsonl")

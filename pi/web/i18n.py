@@ -202,6 +202,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "nothing_to_undo": {"en": "Nothing to undo yet.", "ja": "取り消せる操作はまだありません。"},
     "ended_by_host": {"en": "Ended by the host", "ja": "ホストが終了"},
     "game_finished": {"en": "This game is over and already in History.", "ja": "このゲームは終わり、履歴に入っています。"},
+    "in_play": {"en": "Being played", "ja": "進行中"},
+    "rounds": {"en": "Round by round", "ja": "ラウンドごと"},
+    "rounds_so_far": {"en": "This game's rounds so far", "ja": "このゲームのこれまでのラウンド"},
+    "last_round": {"en": "Last round", "ja": "前のラウンド"},
 }
 
 

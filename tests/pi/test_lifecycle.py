@@ -197,3 +197,40 @@ def test_a_game_that_ends_by_its_rules_is_in_history_at_once(table):
     assert table.store.game(table.record.id).winner == "Aki, Ben"
     assert table.end_game()["ok"]  # puts the finished game away, as it ended
     assert table.store.game(game.id).winner == "Aki, Ben"
+
+
+ROUND_1 = ["Round 1: bid in secret.", "Bids: Aki 2, Ben 0, Chie 1", "Aki threw 4 (typed by the host)",
+           "Aki took silver", "Ben took gold (sent by the table: nothing to choose)", "Chie took gold",
+           "Aki closed round 1 (sent by the table: nothing to choose)", "Round 2: bid in secret."]
+
+
+def test_the_last_rounds_result_stays_until_the_next_round_shows_something(table):
+    relay_table(table)
+    assert table.snapshot()["last_round"] is None
+    _to_round_two(table)
+    last = table.snapshot()["last_round"]
+    assert last["round"] == 1 and [line["en"] for line in last["lines"]] == ROUND_1
+    table.act("Ben", "bid", {"n": 1})  # a lock shows nothing: the summary stays
+    assert table.snapshot()["last_round"] == last
+    table.act("Aki", "bid", {"n": 1})
+    table.act("Chie", "bid", {"n": 0})  # the reveal is round 2's first line
+    assert table.snapshot()["last_round"] is None
+
+
+def test_every_round_of_a_game_being_played_or_over(table, config):
+    from pi.web import create_app
+
+    relay_table(table)
+    _to_round_two(table)
+    _bid(table, 1, 3, 0)
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    game_id = table.record.id
+    rounds = client.get(f"/api/history/{game_id}").json["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert [line["en"] for line in rounds[0]["lines"]] == ROUND_1 and rounds[1]["lines"][0]["en"].startswith("Bids:")
+    page = client.get(f"/history/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert page.index("Round 2") < page.index("Round 1") and "Being played" in page  # the newest first
+    assert 'id="playing-rounds"' in client.get("/history").get_data(as_text=True)
+    table.end_game()
+    assert client.get(f"/api/history/{game_id}").json["rounds"] == rounds  # replayed from the store: the same
+    assert client.get("/history/999").status_code == 404

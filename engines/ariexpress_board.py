@@ -94,7 +94,7 @@ def _board(nests: tuple[str, ...], tapes: tuple[Tape, ...]) -> tuple[int, tuple[
     centre = (cells - 1) / 2
     taken: set[tuple[int, int]] = set()
     cell: dict[str, tuple[int, int]] = {}
-    for name, point in _nest_points(nests, centre, centre - 0.5).items():
+    for name, point in _nest_points(nests, centre, centre - 1).items():  # a cell in from the edge
         cell[name] = _free_cell(point, taken, cells)
     for t, (faces, start, end) in enumerate(tapes):
         p = cell.get(start) if start is not None else None

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engines.core import DataError, read_toml, short
+from engines.core import MAX_NAME, DataError, read_toml, short
 
 DATA_FILE = "data/ariexpress.toml"
 
@@ -14,11 +14,12 @@ DATA_FILE = "data/ariexpress.toml"
 def nests_from(raw: Any, where: str) -> tuple[str, ...]:
     """The four nest colours of a data file or option, checked."""
     if (not isinstance(raw, list) or len(raw) != 4
-            or not all(isinstance(c, str) and c.strip() and c == c.strip() and "-" not in c for c in raw)):
+            or not all(isinstance(c, str) and c.strip() and c == c.strip() and "-" not in c and len(c) <= MAX_NAME
+                       for c in raw)):
         raise DataError(f"{where}: 'nests' must be a list of 4 colour names like [\"red\", \"blue\", \"yellow\", \"green\"] "
-                        f"(no spaces or '-'), saw {short(raw)}",
+                        f"(no spaces or '-', at most {MAX_NAME} characters), saw {short(raw)}",
                         f"{where}: nests は [\"red\", \"blue\", \"yellow\", \"green\"] のような4色の名前のリストで書いてください"
-                        f"（空白や '-' は使えません）。{short(raw)} でした")
+                        f"（空白や '-' は使えません。{MAX_NAME}文字まで）。{short(raw)} でした")
     if len(set(raw)) != 4:
         raise DataError(f"{where}: the 4 nest colours must differ, saw {short(raw)}",
                         f"{where}: アリの巣の4色はすべて別の色にしてください（{short(raw)}）")

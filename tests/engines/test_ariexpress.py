@@ -179,14 +179,13 @@ def test_setup_refuses_seats_outside_2_to_5(n):
 
 
 def test_setup_refuses_an_unknown_option_and_a_bad_seed():
-    with pytest.raises(SetupError, match="unknown option"):
-        new(3, {"board": "big"})
-    with pytest.raises(SetupError, match="unknown option"):
-        new(3, {"nests": list(NESTS), "bonus": False})
-    with pytest.raises(SetupError):
-        new(3, ["nests"])
-    with pytest.raises(SetupError):
-        new(3, None, seed="7")
+    for options, seed, match in [({"board": "big"}, 0, "unknown option"),
+                                 ({"nests": list(NESTS), "bonus": False}, 0, "unknown option"),
+                                 (["nests"], 0, "options must be an object"),
+                                 (None, "7", "seed"), (None, 2**64, "seed"), (None, float("nan"), "seed")]:
+        with pytest.raises(SetupError, match=match) as caught:
+            new(3, options, seed)
+        bilingual(caught.value)
 
 
 @pytest.mark.parametrize("nests", [
@@ -198,10 +197,12 @@ def test_setup_refuses_an_unknown_option_and_a_bad_seed():
     ["red", "blue", "yellow", " green"],
     "red blue yellow green",
     ["red", "blue", "yellow", 4],
+    ["red", "blue", "yellow", "g" * (core.MAX_NAME + 1)],
 ])
 def test_setup_refuses_bad_nests(nests):
-    with pytest.raises(SetupError, match="option nests"):
+    with pytest.raises(SetupError, match="option nests") as caught:
         new(3, {"nests": nests})
+    bilingual(caught.value)
 
 
 def test_option_nests_names_the_nests():

@@ -84,13 +84,13 @@ class Ledger:
         return i
 
     def words(self, index: int, log: list[Mapping[str, str]]) -> dict[str, str]:
-        """The event at ``index`` in words: the lines it added to the game ``log``, else its
-        type and seat."""
+        """The event at ``index`` in words: the first line it added to the game ``log`` (what
+        it did; the lines after it are what followed), else its type and seat."""
         entry = self.entries[index]
         start = self.entries[index - 1].lines if index else self.lines
-        lines = log[start:entry.lines]
-        if lines:
-            return {lang: " / ".join(line.get(lang) or line.get("en", "") for line in lines) for lang in ("en", "ja")}
+        if entry.lines > start:
+            line = log[start]
+            return {"en": line.get("en", ""), "ja": line.get("ja") or line.get("en", "")}
         what = f"{entry.event.get('type')}" + (f" ({entry.event['seat']})" if entry.event.get("seat") else "")
         return {"en": what, "ja": what}
 

@@ -68,7 +68,8 @@ class Shown:
     ids: list[Any] | None = None  # the ids of the dice of ``dice`` the throw took, in its order
 
     def as_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "words": source_words(self.source)}
+        """For the pages: how the throw came in, and whether /roll.jpg shows it."""
+        return {"source": self.source, "words": source_words(self.source), "picture": self.frame is not None}
 
 
 class Throws:

@@ -609,7 +609,7 @@ def test_a_typed_throw_is_the_last_throw_without_a_picture(table, monkeypatch):
     snap = table.snapshot()
     assert [(d["colour"], d["face"]) for d in snap["last_roll"]] == [(d["colour"], 2) for d in typed]
     assert snap["last_throw"]["source"] == "host_typed"
-    assert table.roll_jpeg() is None  # the camera's picture is of Aki's dice: not shown
+    assert table.roll_jpeg() is None and not snap["last_throw"]["picture"]  # the camera's picture is of Aki's dice
     assert table.undo()["ok"]  # back to Aki's throw: its dice, as the game took them
     assert [(d["colour"], d["face"]) for d in table.snapshot()["last_roll"]] == [("red", 6)]
     assert table.snapshot()["last_throw"]["source"] == "camera"

@@ -418,18 +418,18 @@ class SyntheticTable:
             self._tumble_left -= 1
             w, h = self.size
             spread = self.die_px * 1.5 * left / max(1, self.tumble_frames)
+            # Frames have their own random stream: where dice land depends only on the
+            # throws, never on how many frames a reader took in between.
+            rng = np.random.default_rng([self.seed, self._generation, left])
             drawn = []
             for i, (colour, face, cx, cy, angle, sides) in enumerate(self._dice):
                 if i in self._moving:
-                    cx = float(np.clip(cx + self._rng.uniform(-spread, spread),
-                                       self.die_px, w - self.die_px))
-                    cy = float(np.clip(cy + self._rng.uniform(-spread, spread),
-                                       self.die_px, h - self.die_px))
-                    angle = float(self._rng.uniform(0, 90))
-                    face = int(self._rng.choice(FACES[sides]))
+                    cx = float(np.clip(cx + rng.uniform(-spread, spread), self.die_px, w - self.die_px))
+                    cy = float(np.clip(cy + rng.uniform(-spread, spread), self.die_px, h - self.die_px))
+                    angle = float(rng.uniform(0, 90))
+                    face = int(rng.choice(FACES[sides]))
                 drawn.append((colour, face, cx, cy, angle, sides))
-            image, labels = self._synth.render_table(drawn, self._rng, size=self.size,
-                                                     die_px=self.die_px)
+            image, labels = self._synth.render_table(drawn, rng, size=self.size, die_px=self.die_px)
             return image, labels, False
         if self._rest is None:
             rng = np.random.default_rng([self.seed, self._generation])

@@ -143,9 +143,10 @@ class Table:
         page = self.phone(seat) if seat is not None else self.host()
         form = page.locator(f"#form-{inp['type']}")
         for field in inp.get("fields", []):
-            if field["kind"] == "number" and field["max"] - field["min"] <= 20:
-                if not form.locator(f"input[name={field['name']}]:checked").count():
-                    form.locator("label.value").first.click()
+            tiles = form.locator(f'fieldset[data-field="{field["name"]}"]').locator("label.value, label.tile")
+            if field["kind"] in ("number", "choice", "bool") and tiles.count():
+                if not form.locator(f'input[name="{field["name"]}"]:checked').count():
+                    (tiles.nth(1) if field["kind"] == "bool" else tiles.first).click()  # bool: "no"
         if choose is not None:
             choose(page)
         form.locator(f"#send-{inp['type']}").click()
@@ -222,16 +223,16 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
                     continue
                 page = pages.phone(seat)
                 page.locator("#form-choose label.value", has_text=str(rng.randint(1, 3))).click()
-                specials = page.locator("#form-choose input[name=special]")
+                specials = page.locator('#form-choose fieldset[data-field="special"] label.tile')
                 if specials.count():
-                    specials.first.check()
+                    specials.first.click()
                 page.locator("#send-choose").click()
                 expect(page.locator("#mine")).to_contain_text("Locked")
             pages.wait_for_event(before)
         elif inp["type"] == "uses":
             page = pages.phone(inp["seats"][0])
-            for select in page.locator("#form-uses select").all():
-                select.select_option(index=rng.randint(0, 1))
+            for field in page.locator("#form-uses fieldset").all():
+                field.locator("label.tile").nth(rng.randint(0, 1)).click()
             page.locator("#send-uses").click()
             pages.wait_for_event(before)
         elif inp["type"] == "throw":
@@ -244,8 +245,10 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
                 d6 = next((d for d in hand["dice"] if d.get("sides", 6) == 6), None)
                 if d6 is not None:
                     page = pages.phone(seat)
-                    page.locator("#rethrow-picked").fill(str(d6["face"]))
-                    page.locator("#rethrow-dice").fill(f"{d6['colour']} {rng.randint(1, 6)}")
+                    form = page.locator("#form-rethrow")
+                    form.locator('fieldset[data-field="picked"] .pad-keys button', has_text=str(d6["face"])).first.click()
+                    tap_die(form.locator('fieldset[data-field="dice"]'), d6["colour"], rng.randint(1, 6))
+                    expect(page.locator("#rethrow-picked")).to_have_value(str(d6["face"]))
                     page.locator("#send-rethrow").click()
                     pages.wait_for_event(before)
                     rethrown += 1
@@ -262,6 +265,27 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
     expect(pages.status.locator("#catches")).to_be_visible()
     expect(pages.status.locator("#due-text")).to_contain_text("Game over")
     pages.close()
+
+
+def tap_die(fieldset, colour: str, face: int) -> None:
+    """Add a die on a dice pad: its colour (where the pad offers several), then its face."""
+    kinds = fieldset.locator(".pad-kind")
+    if kinds.count():
+        kinds.filter(has_text=colour).first.click()
+    fieldset.get_by_role("button", name=f"{colour} {face}", exact=True).click()
+
+
+def tap_pyramid(form, rows) -> None:
+    """Build ``rows`` (bottom row first) on a layout pad: tap each die in the tray, then its
+    place. The pad draws the top row first, so a place's index counts the rows above it."""
+    sizes = [len(row) for row in rows]
+    for r, row in enumerate(rows):
+        above = sum(sizes[r + 1:])
+        for k, die in enumerate(row):
+            if die is None:
+                continue
+            form.locator(f'.layout-tray button[aria-label="{die.colour} {die.face}"]').first.click()
+            form.locator(".layout-place").nth(above + k).click()
 
 
 def test_a_whole_solo_game_of_chiritsumo_in_chromium(appliance, browser):
@@ -289,12 +313,13 @@ def test_a_whole_solo_game_of_chiritsumo_in_chromium(appliance, browser):
             rows, _, _ = best_pyramid(thrown)
             typed = [[[d.colour, d.face] if d is not None else None for d in row] for row in rows]
             page = pages.phone("Aki")
-            page.locator("#build-rows").fill(json.dumps(typed))
+            tap_pyramid(page.locator("#form-build"), rows)
+            expect(page.locator("#build-rows")).to_have_value(json.dumps(typed, separators=(",", ":")))
             page.locator("#send-build").click()
             pages.wait_for_event(before)
         elif inp["type"] == "swap":
             page = pages.phone("Aki")
-            page.locator("#swap-give").select_option(index=0)
+            page.locator('#form-swap fieldset[data-field="give"] label.tile').first.click()
             page.locator("#send-swap").click()
             pages.wait_for_event(before)
         else:
@@ -388,9 +413,12 @@ def test_a_whole_game_of_ari_express_in_chromium(appliance, browser):
             def build(page, inp=inp, colour=colour):
                 form = page.locator("#form-build")
                 fill_counts(form, inp["fields"][0], view["kept"][:2])
-                form.locator('input[name="tape.faces"]').fill("3 5")
-                form.locator('select[name="tape.from"]').select_option(f"{colour}-1")
-                form.locator('select[name="tape.to"]').select_option(f"{colour}-2")
+                numbers = form.locator('fieldset[data-field="tape.faces"] .pad-keys')
+                numbers.get_by_role("button", name="3", exact=True).click()
+                numbers.get_by_role("button", name="5", exact=True).click()
+                expect(form.locator('input[name="tape.faces"]')).to_have_value("3 5")
+                form.locator(f'label.tile:has(input[name="tape.from"][value="{colour}-1"])').click()
+                form.locator(f'label.tile:has(input[name="tape.to"][value="{colour}-2"])').click()
 
             pages.submit(inp, inp["seats"][0], build)
         elif "place" in types:

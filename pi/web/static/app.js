@@ -205,7 +205,7 @@
     pad.appendChild(board);
     pad.appendChild(trayEl);
     function write() {
-      box.value = JSON.stringify(rows);
+      box.value = JSON.stringify(rows.map(function (row) { return row.map(function (d) { return d ? [d.colour, d.face] : null; }); }));
       board.textContent = "";
       for (var r = rows.length - 1; r >= 0; r--) {
         var line = el("div", "layout-row");

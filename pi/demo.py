@@ -13,8 +13,9 @@ loop as it would read a real tray.
 - `lay_out(seat, values)`: the dice the seat tapped into its layout pad are laid flat in
   their rows, alone on the tray, for "Read my layout".
 
-Dice the synthetic table cannot draw, or that the detector cannot read (d10 and d20 with an
-older model), and every throw without a detector, are applied as typed dice. The demo
+Dice the synthetic table cannot draw (a colour it does not have), or that the detector
+cannot read (d10 and d20 with an older model), and every throw without a detector, are
+applied as typed dice. The demo
 knows no game: what is due, who throws and what a field holds come from ``expects``.
 """
 from __future__ import annotations
@@ -73,12 +74,14 @@ class Demo:
         thrower = inputs.seat_value(inp).get("seat")
         values = {inputs.dice_field(inp): dice}
         if self.synthetic is not None and self._drawable(dice):
+            from vision.synth import TrayFull
+
             reroll = inp.get("camera") == "all"
             if not reroll and self.table.round_is_fresh():
                 self.synthetic.clear()  # the players collected the last round's dice
             try:
                 self.synthetic.throw([(d["colour"], d["face"], d.get("sides", 6)) for d in dice], rethrow_all=reroll)
-            except ValueError as exc:
+            except TrayFull as exc:
                 return _tray_full(exc)
             if self.detector is not None:
                 if thrower is not None:
@@ -128,12 +131,14 @@ class Demo:
             event = inputs.camera_event(inp, landed, before, self.table.seat_colours())
         except InputError as exc:
             return {"ok": False, "error": exc.message}
+        from vision.synth import TrayFull
+
         typed = {k: v for k, v in event.items() if k not in ("type", "seat")}
-        if not self._drawable([{"sides": d.sides} for d in landed]) or self.detector is None:
+        if not self._drawable([{"colour": d.colour, "sides": d.sides} for d in landed]) or self.detector is None:
             return self.table.act(seat, inp["type"], typed, source="typed")
         try:
             self.synthetic.rethrow(chosen, faces)
-        except ValueError as exc:
+        except TrayFull as exc:
             return _tray_full(exc)
         return self._wait_for_camera(seat, inp["type"], typed, thrown=typed[inputs.dice_field(inp)])
 
@@ -180,8 +185,10 @@ class Demo:
     # ------------------------------------------------------------------ helpers
 
     def _drawable(self, dice: list[Mapping[str, Any]]) -> bool:
-        """d10 and d20 go under the camera only when the detector reads them."""
-        return getattr(self.detector, "reads_sides", False) or all(d.get("sides", 6) == 6 for d in dice)
+        """Whether the tray can draw `dice` for the camera: colours it has, and d10 and d20
+        only when the detector reads them."""
+        sides = getattr(self.detector, "reads_sides", False) or all(d.get("sides", 6) == 6 for d in dice)
+        return sides and all(d["colour"] in self.synthetic.colours for d in dice)
 
     def _wait_for_camera(self, seat: str | None, type_: str, values: dict[str, Any], thrown: list[Any]) -> Result:
         with self._lock:

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision.colours import DEFAULT_PALETTE
 from vision.detector import FACES, check_face
 
 log = logging.getLogger(__name__)
@@ -296,6 +297,8 @@ class SyntheticTable:
     """
 
     name = "synthetic"
+    #: The colours of the dice it draws.
+    colours = tuple(DEFAULT_PALETTE)
 
     def __init__(self, size: tuple[int, int] = (640, 480), seed: int = 0, die_px: int | None = None,
                  tumble_frames: int = 6, fps: float | None = None, *,
@@ -333,10 +336,8 @@ class SyntheticTable:
 
     def _die(self, colour: Any, face: Any, sides: int = 6) -> tuple[str, int, int]:
         """A checked (colour, face, sides); face None: rolled here."""
-        from vision.colours import DEFAULT_PALETTE
-
-        if colour not in DEFAULT_PALETTE:
-            raise ValueError(f"unknown die colour {colour!r}; known: {', '.join(DEFAULT_PALETTE)}")
+        if colour not in self.colours:
+            raise ValueError(f"unknown die colour {colour!r}; known: {', '.join(self.colours)}")
         sides = int(sides)
         face = int(face) if face is not None else int(self._rng.choice(FACES.get(sides, (0,))))
         check_face(sides, face)  # an unknown kind of die is named before its face

@@ -215,3 +215,14 @@ def test_the_seat_page_offers_the_demo_hands_only_in_the_demo(demo, config):
     page = client_of(table, config).get(f"/seat/{token}", headers={"Accept": "text/html"}).get_data(as_text=True)
     assert f'form="form-build" formaction="/demo/lay-out/{token}"' in page
     assert client_of(table, config).post("/demo/lay-out/not-a-seat").status_code == 404
+
+
+def test_dice_of_a_colour_the_tray_cannot_draw_are_applied_as_typed(demo):
+    table, synthetic = demo
+    assert table.start_game("ariexpress", [{"name": "Aki", "colour": "teal"}, {"name": "Ben", "colour": "red"}],
+                            {}, seed=1)["ok"]
+    assert "teal" not in synthetic.colours
+    assert table.demo.throw()["ok"]
+    thrown = events(table)[-1]
+    assert thrown["type"] == "throw" and {d["colour"] for d in thrown["dice"]} == {"teal"}
+    assert synthetic.dice == [] and not table.demo.pending

@@ -4,6 +4,7 @@ event, and a settled roll of the camera turned into a throw event.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any, Iterable, Mapping, Sequence
@@ -71,9 +72,12 @@ def seat_value(inp: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def signature(candidates: Iterable[Mapping[str, Any]]) -> str:
-    """A short text that changes when the forms a page shows must change (never who still
-    has to make a secret choice)."""
-    return "|".join(f"{i.get('type')}:{'' if i.get('secret') else ','.join(i.get('seats', []))}" for i in candidates)
+    """A short text that changes when the forms a page shows must change: an input, its
+    seats, its prompt, fields or options (a die spent leaves fewer to choose), but never
+    who still has to make a secret choice."""
+    shown = [dict(i, seats=[]) if i.get("secret") else i for i in candidates]
+    text_ = json.dumps(shown, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text_.encode()).hexdigest()[:16] if shown else ""
 
 
 # ---------------------------------------------------------------------- form values

@@ -157,7 +157,13 @@
           if (!kinds.some(function (k) { return k.colour === c && k.sides === (d.sides || 6); })) { kinds.push({ colour: c, sides: d.sides || 6 }); }
         });
       });
-      if (!kinds.length) { (spec.colours || ["white"]).forEach(function (c) { kinds.push({ colour: c, sides: 6 }); }); }
+      if (!kinds.length) {
+        // any dice (e.g. those picked up for a rethrow): d6 of the seats' colours, and the
+        // special dice the input names (a d10, a d20)
+        [6].concat(spec.sides || []).forEach(function (sides) {
+          (spec.colours || ["white"]).forEach(function (c) { kinds.push({ colour: c, sides: sides }); });
+        });
+      }
       var current = kinds[0];
       var choose = el("div", "pad-kinds");
       var faceKeys = el("div", "pad-keys");

@@ -92,7 +92,7 @@ class Demo:
     def rethrow(self, seat: str, values: Any = None) -> Result:
         """`seat` picks up dice of its colour on the tray and throws them again: those its
         rethrow form picked (`values`, the form or a JSON body), else some of its d6 at
-        random (any of its dice when it has no d6 there)."""
+        random (a special die is the player's own choice)."""
         inp = next((i for i in inputs.for_seat(self.table.expects_now(), seat) if i.get("camera") == "rethrown"), None)
         if inp is None:
             return error("You have no dice to throw again now.", "いまは振り直せるダイスがありません。")
@@ -119,9 +119,10 @@ class Demo:
                                  f"トレイに拾える「{item}」のダイスがありません。")
                 chosen.append(i)
         else:
-            d6 = [i for i in mine if tray[i][5] == 6] or mine
+            d6 = [i for i in mine if tray[i][5] == 6]
             if not d6:
-                return error("None of your dice are on the tray.", "トレイにあなたのダイスがありません。")
+                return error("Choose the dice to pick up first: the demo picks only six-sided dice by itself.",
+                             "先に拾うダイスを選んでください。デモが自分で選ぶのは6面体だけです。")
             chosen = self.rng.sample(d6, self.rng.randint(1, len(d6)))
         faces = [self.rng.choice(inputs.FACES[tray[i][5]]) for i in chosen]
         before = {k: SimpleNamespace(face=tray[i][1], sides=tray[i][5]) for k, i in enumerate(chosen)}

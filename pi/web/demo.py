@@ -22,8 +22,9 @@ bp = Blueprint("demo", __name__, url_prefix="/demo")
 
 #: Words of the demo's own buttons on the seat page, which exist only in ``dicetable demo``.
 WORDS = {
-    "rethrow": {"en": "Demo: pick up the dice chosen above (none: some of yours) and throw them again",
-                "ja": "デモ: 上で選んだダイス（未選択なら自分のダイスをいくつか）を拾って振り直す"},
+    "rethrow": {"en": "Demo: pick up the dice chosen above (none chosen: some of your six-sided dice) and throw "
+                      "them again",
+                "ja": "デモ: 上で選んだダイス（未選択なら自分の6面体をいくつか）を拾って振り直す"},
     "lay_out": {"en": "Demo: lay out the dice as placed above, alone on the tray",
                 "ja": "デモ: 上の配置どおりにダイスをトレイに並べる"},
 }

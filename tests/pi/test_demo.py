@@ -226,3 +226,20 @@ def test_dice_of_a_colour_the_tray_cannot_draw_are_applied_as_typed(demo):
     thrown = events(table)[-1]
     assert thrown["type"] == "throw" and {d["colour"] for d in thrown["dice"]} == {"teal"}
     assert synthetic.dice == [] and not table.demo.pending
+
+
+def test_a_special_die_is_rethrown_only_when_the_seat_picked_it(demo, config):
+    table, synthetic = demo
+    assert table.start_game("dieangler", SEATS4[:2], {}, seed=1)["ok"]
+    for seat in ("Aki", "Ben"):
+        assert table.act(seat, "choose", {"d6": 0, "special": ["d10", "d20"]})["ok"]
+    for seat in ("Aki", "Ben"):
+        assert table.act(seat, "uses", {"d10": "reapproach", "d20": "chum"})["ok"]
+    through_camera(table, table.demo.throw)
+    before = synthetic.dice
+    assert table.demo.rethrow("Aki")["error"]["en"].startswith("Choose the dice to pick up first")
+    assert synthetic.dice == before
+    client = client_of(table, config)
+    event = through_camera(table, lambda: client.post(f"/demo/rethrow/{table.record.tokens['Aki']}",
+                                                      data={"picked": "d20"}).get_json())
+    assert event["type"] == "rethrow" and event["picked"] == ["d20"] and event["dice"][0]["sides"] == 20

@@ -308,10 +308,10 @@ def read_toml(data_file: str, path: str | Path | None, error: type[Exception]) -
         raise error(f"{where}: not valid TOML ({exc})") from None
 
 
-def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str:
+def event_kind(event: Any, keys: Mapping[str, Any]) -> str:
     """The ``"type"`` of an event whose fields fit ``keys`` (type -> (required fields,
-    optional fields); ``"type"`` and ``"comment"`` always allowed); IllegalEvent naming
-    what is missing or unknown otherwise."""
+    optional fields), or a ``Move``; ``"type"`` and ``"comment"`` always allowed);
+    IllegalEvent naming what is missing or unknown otherwise."""
     kinds = ", ".join(keys)
     if not isinstance(event, Mapping):
         raise IllegalEvent(f"an event is an object with a \"type\" ({kinds}); saw {short(event)}",
@@ -320,7 +320,8 @@ def event_kind(event: Any, keys: Mapping[str, tuple[set[str], set[str]]]) -> str
     if not isinstance(kind, str) or kind not in keys:
         raise IllegalEvent(f"unknown event type {short(kind)}; expected one of {kinds}",
                            f"イベントの種類 {short(kind)} はありません。使えるのは {kinds} です")
-    required, optional = keys[kind]
+    row = keys[kind]
+    required, optional = (row.required, row.optional) if isinstance(row, Move) else row
     missing = sorted(required - set(event))
     if missing:
         raise IllegalEvent(f"the {kind} event has no {', '.join(missing)}; see docs/replay.md for its fields",
@@ -433,7 +434,7 @@ def apply_move(state: Any, event: Any, moves: Mapping[str, Move], expects: Calla
     """The state after ``event`` by the engine's moves table, its text added to
     ``state.events``; ``IllegalEvent`` when the event is malformed, the game is over, or its
     type is not allowed in this phase (the message says what the table waits for)."""
-    kind = event_kind(event, {k: (set(m.required), set(m.optional)) for k, m in moves.items()})
+    kind = event_kind(event, moves)
     row = moves[kind]
     if state.phase == "over":
         raise IllegalEvent("the game is over; no event is expected", "ゲームは終わりました。これ以上イベントは受け付けません")

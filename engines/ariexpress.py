@@ -523,9 +523,16 @@ def view(state: State, seat: str | None = None) -> dict[str, Any]:
     }
     held = _held(state) if state.phase in SPEND else ()
     out["open"] = sorted({n for f in set(held) for n in open_squares(state, f)})
-    out["board"] = {**board.board(state.nests, state.tapes),
-                    "routes": [{"colour": c, "nodes": [f"{c}-1", *path, f"{c}-2"]}
-                               for c, paths in complete.items() for path in paths]}
     if seat is not None:
         out["mine"] = seat_view(state, seat)[1]
     return out
+
+
+def scene(state: State) -> dict[str, Any]:
+    """What the page draws beyond the view (docs/contracts.md, ``scene``): the network laid
+    out on a grid, each nest and square in a cell of its own (``at``: name -> [x, y]), and
+    every complete route with its colour, nest to nest."""
+    complete = complete_routes(state)
+    return {"board": {**board.board(state.nests, state.tapes),
+                      "routes": [{"colour": c, "nodes": [f"{c}-1", *path, f"{c}-2"]}
+                                 for c, paths in complete.items() for path in paths]}}

@@ -843,7 +843,7 @@ def test_the_board_gives_every_nest_and_square_a_cell_of_its_own():
     rnd = random.Random(7)
     for _ in range(30):
         s = _random_table(rnd, rnd.randint(2, 5))
-        b = ae.view(s)["board"]
+        b = ae.scene(s)["board"]
         names = ae.nest_names(s) + [q for q, _, _ in ae.squares(s)]
         assert sorted(b["at"]) == sorted(names)
         points = [tuple(xy) for xy in b["at"].values()]
@@ -855,7 +855,7 @@ def test_the_board_gives_every_nest_and_square_a_cell_of_its_own():
     tapes = tuple((((1, 2, 3, 4, 5) * 10), "red-1" if t % 2 else None, None) for t in range(ae.MAX_SQUARES // 50))
     s = at(new(2), tapes=tapes, owners=tuple((-1,) * 50 for _ in tapes))
     started = time.perf_counter()
-    b = ae.view(s)["board"]
+    b = ae.scene(s)["board"]
     assert time.perf_counter() - started < 2.0
     assert len(set(map(tuple, b["at"].values()))) == ae.MAX_SQUARES + 8
 

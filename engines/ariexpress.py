@@ -68,6 +68,9 @@ GLOSSARY = load_glossary(DATA_FILE)
 EN = {key: names["en"] for key, names in GLOSSARY.items()}
 JA = {key: names["ja"] for key, names in GLOSSARY.items()}
 TITLE = GLOSSARY["title"]
+#: What the table shows for this game (pi.web.game_uses): dice under the camera and the
+#: seats' worker colours; no secret choice, so no seat buttons.
+USES = frozenset({"dice", "seat_colours"})
 MIN_SEATS = 2
 MAX_SEATS = 5
 OPTIONS = ("nests",)

@@ -207,9 +207,11 @@ class CameraLoop:
                 x0, y0, x1, y1 = (int(v) for v in d.box)
                 colour = (0, 0, 255) if d.cocked or d.face is None else (0, 200, 0) if d.status == "new" else (200, 200, 200)
                 cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2)
-                text = f"{d.colour or '?'} {'?' if d.cocked else d.face}" + ("" if d.sides == 6 else f" d{d.sides}")
-                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
-                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
+                # No words on the picture, so it reads the same in every language: the face
+                # (and d10/d20); the die's colour is in the dice row beside it.
+                text = f"{'?' if d.cocked else d.face}" + ("" if d.sides == 6 else f" d{d.sides}")
+                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4)
+                cv2.putText(image, text, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2)
             cached = encode_jpeg(image)
             self._roll_jpeg = (roll, cached)
             return cached

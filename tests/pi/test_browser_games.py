@@ -417,8 +417,11 @@ def test_a_whole_game_of_ari_express_in_chromium(appliance, browser):
                 numbers.get_by_role("button", name="3", exact=True).click()
                 numbers.get_by_role("button", name="5", exact=True).click()
                 expect(form.locator('input[name="tape.faces"]')).to_have_value("3 5")
-                form.locator(f'label.tile:has(input[name="tape.from"][value="{colour}-1"])').click()
-                form.locator(f'label.tile:has(input[name="tape.to"][value="{colour}-2"])').click()
+                # the tape's two ends are tapped on the board: the first tap is its start
+                page.locator(f'#network [data-pick="{colour}-1"]').click()
+                page.locator(f'#network [data-pick="{colour}-2"]').click()
+                for end, nest in (("from", f"{colour}-1"), ("to", f"{colour}-2")):
+                    assert form.evaluate("(f, name) => new FormData(f).get(name)", f"tape.{end}") == nest
 
             pages.submit(inp, inp["seats"][0], build)
         elif "place" in types:

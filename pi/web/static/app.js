@@ -237,6 +237,40 @@
   function buildPads(root) { (root || document).querySelectorAll(".pad[data-spec]").forEach(function (pad) { if (!pad.dataset.built) { pad.dataset.built = "1"; buildPad(pad); } }); }
   buildPads();
 
+  // A board drawing names its places (data-pick): tapping one chooses it in the forms of the
+  // page, in the field last touched that offers it, else the first such field still open
+  // (so a tape's two ends are two taps on the board).
+  var lastField = null;
+  document.addEventListener("change", function (e) { var f = e.target.closest && e.target.closest("fieldset.field"); if (f) { lastField = f; } });
+  document.addEventListener("click", function (e) {
+    var place = e.target.closest && e.target.closest("[data-pick]");
+    if (!place) { return; }
+    var value = place.dataset.pick;
+    var fields = [];
+    document.querySelectorAll("form.input-form fieldset.field").forEach(function (f) {
+      var offers = Array.prototype.some.call(f.querySelectorAll("input[type=radio], option"), function (o) { return o.value === value; });
+      if (offers) { fields.push(f); }
+    });
+    if (!fields.length) { return; }
+    function open(f) {
+      var select = f.querySelector("select");
+      if (select) { return select.value === "" || select.value === "null"; }
+      var checked = f.querySelector("input:checked");
+      return !checked || checked.value === "null";
+    }
+    var field = fields.indexOf(lastField) >= 0 ? lastField : (fields.filter(open)[0] || fields[0]);
+    var select = field.querySelector("select");
+    var shown = value;
+    if (select) { select.value = value; shown = select.options[select.selectedIndex].textContent; select.dispatchEvent(new Event("change", { bubbles: true })); }
+    else {
+      var radio = Array.prototype.filter.call(field.querySelectorAll("input[type=radio]"), function (r) { return r.value === value; })[0];
+      radio.checked = true; shown = radio.parentNode.textContent.trim();
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    lastField = fields.filter(function (f) { return f !== field && open(f); })[0] || null;
+    showToast(field.querySelector("legend").textContent.trim() + ": " + shown, "ok");
+  });
+
   // Steppers: − and + beside a count.
   document.addEventListener("click", function (e) {
     var step = e.target.closest && e.target.closest("button.step");

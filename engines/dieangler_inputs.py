@@ -137,7 +137,8 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
                 f"{name}: {JA['lure']}で出目を変えられます（奇数: 合計1、偶数: 合計2）。"), [
                 field("by", "choice", f"{EN['lure'].capitalize()} die", f"{JA['lure']}のダイス", options=_die_options(lures),
                       **_only(lures)),
-                field("changes", "json", "Changes [die, +/-]", "変更 [ダイス, ±]", example=[[2, 1], ["d10", -1]]),
+                field("changes", "multi", "Changes (1 in all with an odd lure, 2 with an even one)",
+                      f"変更（{JA['lure']}が奇数なら合計1、偶数なら合計2）", min=1, max=2, options=_change_options(hand, lures)),
             ]))
     out.append(an_input("done", [state.seats[i].name for i in open_seats],
                         text(f"End your {EN['turn']} when you are happy with your dice.",
@@ -147,3 +148,18 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
 
 _INPUTS = {"fish": _fish_inputs, "choose": _choose_inputs, "uses": _uses_inputs, "throw": _throw_inputs,
            "turn": _turn_inputs}
+
+
+def _change_options(hand: Any, lures: Sequence[str]) -> list[dict[str, Any]]:
+    """Every change one lure may make to a die of the hand, ``[die, delta]`` (a d6 by its
+    face, a special by its name), labelled as the face it gives: "2 → 3". A lure die never
+    changes itself, so the only lure die left is not offered."""
+    out = []
+    for f in sorted(set(hand.d6)):
+        out += [option([f, d], f"{EN['d6']} {f} → {f + d}", f"{JA['d6']} {f}→{f + d}")
+                for d in (-2, -1, 1, 2) if 1 <= f + d <= 6]
+    for k, v in hand.special:
+        if not hand.used(k) and list(lures) != [k]:
+            out += [option([k, d], f"{EN[k]} {v} → {v + d}", f"{JA[k]} {v}→{v + d}")
+                    for d in (-2, -1, 1, 2) if 1 <= v + d <= SIDES[k]]
+    return out

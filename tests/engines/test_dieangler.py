@@ -315,7 +315,13 @@ def test_lure_changes_by_one_on_odd_and_two_in_all_on_even():
                {"type": "throw", "dice": [["red", 3], ["red", 5], ["red", 4, 10], ["red", 7, 20]]})
     inputs = {i["type"]: i for i in da.expects(state)["inputs"]}
     assert set(inputs) == {"rethrow", "lure", "done"}
-    assert inputs["lure"]["fields"][1]["kind"] == "json" and "example" in inputs["lure"]["fields"][1]
+    # the changes are tapped, never typed: every [die, delta] the hand allows, as its new face
+    changes = inputs["lure"]["fields"][1]
+    assert changes["kind"] == "multi" and (changes["min"], changes["max"]) == (1, 2)
+    values = [o["value"] for o in changes["options"]]
+    assert [3, 1] in values and [5, -2] in values and ["d20", 1] in values and [5, 2] not in values
+    assert {"en": "d6 3 → 4", "ja": changes["options"][values.index([3, 1])]["label"]["ja"]} == \
+        changes["options"][values.index([3, 1])]["label"]
     assert inputs["rethrow"]["camera"] == "rethrown" and inputs["rethrow"]["dice"] is None
     assert inputs["rethrow"]["fields"][1] == {"name": "picked", "kind": "picked", "label": inputs["rethrow"]["fields"][1]["label"],
                                               "names": {"10": "d10", "20": "d20"}}

@@ -63,20 +63,27 @@ class Ledger:
         view = engine.view(state)
         return cls(len(view.get("log") or []), view.get("round"))
 
+    def hidden_from(self) -> int:
+        """Where the secret choices nobody has seen yet (the open choosing's) begin."""
+        i = len(self.entries)
+        while i and _hidden(self.entries[i - 1]):
+            i -= 1
+        return i
+
     def last_action(self) -> int | None:
         """The index of the last event a player or the host made that everyone has seen:
-        past the forced moves and the secret choices not yet revealed (the host's page must
-        not change when a seat locks). None when there is none."""
-        i = len(self.entries)
-        while i and (self.entries[i - 1].source == "forced" or _hidden(self.entries[i - 1])):
+        past the secret choices not yet revealed (the host's page must not change when a
+        seat locks) and the forced moves. None when there is none."""
+        i = self.hidden_from()
+        while i and self.entries[i - 1].source == "forced":
             i -= 1
         return i - 1 if i else None
 
     def undo_from(self) -> int | None:
-        """The index of the first event an undo takes back: the last action everyone has
-        seen, with the forced moves and hidden secret choices after it; when that action
-        revealed secret choices, every choice of that round (so nobody chooses again after
-        seeing the others). None when there is nothing to undo."""
+        """The index of the first event an undo of the last action everyone has seen
+        takes back: that action, with the forced moves and hidden secret choices after it;
+        when that action revealed secret choices, every choice of that round (so nobody
+        chooses again after seeing the others). None when there is nothing to undo."""
         i = self.last_action()
         if i is not None and self.entries[i].secret:
             while i and _hidden(self.entries[i - 1]):

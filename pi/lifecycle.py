@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 #: Forced moves in a row after one change, at most (a game that keeps forcing is a bug).
 MAX_FORCED = 200
 
+#: What an undo takes back first while a secret choice is open.
+REOPEN = {"en": "the secret choices made so far; every seat chooses again",
+          "ja": "ここまでの秘密の選択（全員が選び直します）"}
+
 
 @dataclass
 class GameRecord:
@@ -136,46 +140,58 @@ class Lifecycle:
         table.record.over = over
 
     def undo(self) -> Result:
-        """Take back the last action everyone has seen (``Ledger.undo_from``): with the
-        forced moves after it, and, for a reveal of secret choices, every choice of that
-        round. The store keeps what was undone; the state is replayed; the answer says
-        what was undone."""
+        """Take back, while a secret choice is open, every choice made in it so far (the
+        same whether anyone has chosen or not: nobody may learn who has; once reopened,
+        the next undo goes on to what came before, if anything did); else, the last action
+        everyone has seen (``Ledger.undo_from``), with the forced moves after it and, for a
+        reveal of secret choices, every choice of that round. The store keeps what was
+        undone; the state is replayed; the answer says what was undone and how many events
+        (``undone``)."""
         table = self.table
         with table._lock:
             if table.record is None:
                 return no_game()
-            words = self.undo_words()
-            if words is None:
+            plan = self._undo_plan()
+            if plan is None:
                 return error("There is nothing to undo yet.", "取り消せる操作はまだありません。")
-            self.take_back(table.ledger.undo_from())
+            first, words = plan
+            count = len(table.ledger.entries) - first
+            self.take_back(first)
             self._settle_end()
             table.clear_round()
+            table.reopened = words is REOPEN
             table.undone = {"en": f"Undone: {words['en']}.", "ja": f"取り消しました: {words['ja']}"}
         table.after_change()
-        log.info("undone: %s", words["en"])
-        return ok(message=table.undone)
+        log.info("undone (%d events): %s", count, words["en"])
+        return ok(message=table.undone, undone=count)
 
     def undo_words(self) -> dict[str, str] | None:
         """What ``undo`` would take back, in words (None: nothing). Never a secret choice
         nobody has seen: an open secret choice says nothing of who has chosen."""
+        with self.table._lock:
+            plan = self._undo_plan() if self.table.record is not None else None
+        return None if plan is None else plan[1]
+
+    def _undo_plan(self) -> tuple[int, dict[str, str]] | None:
+        """(the first event undo takes back, what it takes back in words), or None."""
         table = self.table
-        with table._lock:
-            if table.record is None:
-                return None
-            ledger = table.ledger
-            first, last = ledger.undo_from(), ledger.last_action()
-            if first is None:
-                return None
-            words = ledger.words(last, table.engine.view(table.state).get("log") or [])
-            en, ja = words["en"], words["ja"]
-            if ledger.entries[last].secret:
-                en, ja = en + "; every seat chooses again", ja + "（全員が選び直します）"
-            forced = sum(1 for e in ledger.entries[first:] if e.source == "forced")
-            if forced:
-                en += "; and the move" if forced == 1 else f"; and the {forced} moves"
-                en += " the table sent after it"
-                ja += f"（その後テーブルが自動で送った{forced}件も）"
-            return {"en": en, "ja": ja}
+        ledger = table.ledger
+        first, last = ledger.undo_from(), ledger.last_action()
+        choosing = any(i.get("secret") for i in inputs.inputs(table.engine.expects(table.state)))
+        if choosing and (not table.reopened or first is None):
+            return ledger.hidden_from(), REOPEN
+        if first is None:
+            return None
+        words = ledger.words(last, table.engine.view(table.state).get("log") or [])
+        en, ja = words["en"], words["ja"]
+        if ledger.entries[last].secret:
+            en, ja = en + "; every seat chooses again", ja + "（全員が選び直します）"
+        forced = sum(1 for e in ledger.entries[first:] if e.source == "forced")
+        if forced:
+            en += "; and the move" if forced == 1 else f"; and the {forced} moves"
+            en += " the table sent after it"
+            ja += f"（その後テーブルが自動で送った{forced}件も）"
+        return first, {"en": en, "ja": ja}
 
     def take_back(self, first: int) -> None:
         """Undo the game's events from the ``first``-th on (the state is replayed)."""
@@ -232,8 +248,7 @@ class Lifecycle:
         for _ in range(MAX_FORCED):
             event = forced_event(table.engine.expects(table.state))
             if event is None:
-                self._settle_end()
-                return
+                break
             result = self._commit(event, "forced")
             if not result["ok"]:  # an engine that refuses the one move it offers
                 log.error("the game refused its forced move %s: %s", event, result["error"]["en"])
@@ -268,6 +283,8 @@ class Lifecycle:
         table.ledger.entries.append(entry)
         table.state = state
         table.undone = None
+        if not (entry.secret and not entry.revealed):  # seen by everyone: a new turn for undo
+            table.reopened = False
         table.throws.pending = None
         if "dice" in event:
             table.demo.forget()

@@ -20,10 +20,9 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
     throws = table.throws
     with table._lock:
         view = table.engine.view(table.state, seat) if table.state is not None else None
-        last_round = None
-        if view is not None:  # each line says how its event came in, where that is worth saying
-            view = dict(view, log=table.ledger.marked(view.get("log") or []))
-            last_round = table.ledger.last_round(view["log"])
+        # The game log as the pages show it: each event's line says how it came in, where
+        # that is worth saying (the view itself stays the engine's).
+        log = table.ledger.marked(view.get("log") or []) if view is not None else []
         expects = table.expects_now()
         shown = inputs.inputs(public(expects)) if expects is not None else []
         # A seat's own secret input names only that seat, never who else still chooses.
@@ -34,6 +33,10 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
             "game": table.record.public() if table.record else None,
             "title": title(table.engine, table.record.game) if table.record else None,
             "view": view,
+            # what the game's partial draws beyond the view (an engine's optional scene())
+            "scene": table.engine.scene(table.state)
+            if table.state is not None and hasattr(table.engine, "scene") else None,
+            "log": log,
             "due": due_words(expects, seat),
             "inputs": shown,
             "my_inputs": mine,
@@ -50,7 +53,7 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
             "to_type": [{"colour": c, "sides": sd} for c, sd in to_type],
             "warning": table.warning,
             "undone": table.undone,
-            "last_round": last_round,
+            "last_round": table.ledger.last_round(log) if view is not None else None,
             "note": table.notes.get(seat) if seat is not None else None,
             "seats": table.page_seats(),
         }

@@ -90,6 +90,8 @@ class Table:
         self.ledger: Ledger | None = None  # the game's events, their sources, log lines and rounds
         self.warning: dict[str, str] | None = None
         self.undone: dict[str, str] | None = None  # what the last undo took back, until the next event
+        # An undo has reopened the open secret choice: the next one takes back what came before.
+        self.reopened = False
         self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
         self.config_seats = _config_seats(config)
         self.lifecycle = Lifecycle(self)
@@ -142,6 +144,7 @@ class Table:
         """A new game, an undo or a restart: nothing said or waiting is left over."""
         self.notes = {}
         self.undone = None
+        self.reopened = False
         self.throws.forget()
         self.demo.forget()
         self.buttons.reopen()

@@ -94,8 +94,7 @@ def game_rounds(game_id: int) -> dict[str, Any]:
     with table._lock:
         if table.record is not None and table.record.id == game_id:
             snap = table.snapshot()
-            view = snap["view"]
-            return _rounds_page(table.store.game(game_id), snap["title"], view, table.ledger.rounds(view["log"]),
+            return _rounds_page(table.store.game(game_id), snap["title"], snap["view"], table.ledger.rounds(snap["log"]),
                                 table.record.over)
     if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
         abort(404)

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from tests.pi.conftest import BROWSER_MARKS, SEATS3, declare
+from tests.pi.conftest import BROWSER_MARKS, SEATS3, declare, first_card
 
 pytestmark = BROWSER_MARKS
 
@@ -20,7 +20,7 @@ def served(config):
 
     appliance = build(dataclasses.replace(config, language="en"), demo=True, pin_factory=MockFactory(),
                       camera=None, detector=None, animate=False)
-    assert appliance.table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=11)["ok"]
+    assert appliance.table.start_game("alea", SEATS3, {"deck": "physical"}, seed=11)["ok"]
     port = appliance.serve_in_thread("127.0.0.1", 0)
     try:
         yield appliance, f"http://127.0.0.1:{port}"
@@ -34,9 +34,10 @@ def test_undo_and_end_ask_first_and_undo_says_what_it_undid(served, browser, lan
 
     appliance, root = served
     table = appliance.table
+    assert table.act(None, "card", {"card": first_card(table)}, source="host")["ok"]
     for seat, value in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
         declare(table, seat, value)
-    assert table.typed_throw([{"colour": "red", "face": 5}])["ok"]
+    assert table.typed_throw([{"colour": "red", "face": 5}])["ok"]  # round 1 ends: the host names a card
     page = browser.new_page(locale="en-US" if lang == "en" else "ja-JP", viewport={"width": 390, "height": 844},
                             extra_http_headers={"Accept-Language": lang})
     page.goto(root + "/host")
@@ -49,7 +50,7 @@ def test_undo_and_end_ask_first_and_undo_says_what_it_undid(served, browser, lan
     page.locator("#end").click()
     assert asked[0].startswith(asks) and len(asked) == 2
     events = len(table.store.events(table.record.id))
-    assert table.record is not None and events == 4  # dismissed: nothing changed
+    assert table.record is not None and events == 5  # dismissed: nothing changed
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#undo").click()
     expect(page.locator("#undone")).to_contain_text(asks.split("? ")[-1].split("？ ")[-1])

@@ -80,8 +80,9 @@ def test_undo_goes_back_past_forced_moves_to_the_last_real_action(table):
     table.typed_throw([{"colour": "red", "face": 4}])
     table.act("Aki", "take", {"token": "silver"})
     table.act("Chie", "take", {"token": "gold"})
+    assert table.undo()["undone"] == 0  # round 2's secret bids are open: reopened first
     undone = table.undo()  # Chie's take, and the close the table sent after it
-    assert undone["ok"] and undone["message"] == {
+    assert undone["ok"] and undone["undone"] == 2 and undone["message"] == {
         "en": "Undone: Chie took gold; and the move the table sent after it.",
         "ja": "取り消しました: Chieがgoldを取った（その後テーブルが自動で送った1件も）"}
     assert _events(table)[-1] == {"type": "take", "seat": "Ben", "token": "gold"}
@@ -123,13 +124,13 @@ def test_each_event_keeps_the_input_it_came_from(panel_and_table, clock):
 def test_the_log_says_which_events_were_typed_corrected_or_forced(table):
     relay_table(table)
     _bid(table, 2, 0, 1)
-    assert "(" not in str(table.snapshot()["view"]["log"])  # the reveal: phones' choices go unmarked
+    assert "(" not in str(table.snapshot()["log"])  # the reveal: phones' choices go unmarked
     table.typed_throw([{"colour": "red", "face": 4}])
     table.act("Aki", "take", {"token": "silver"})
-    log = [line["en"] for line in table.snapshot()["view"]["log"]]
+    log = [line["en"] for line in table.snapshot()["log"]]
     assert log[-3:] == ["Aki threw 4 (typed by the host)", "Aki took silver",
                         "Ben took gold (sent by the table: nothing to choose)"]
-    assert table.snapshot("Ben")["view"]["log"][-1]["ja"] == "Benがgoldを取った（選択肢がないためテーブルが送信）"
+    assert table.snapshot("Ben")["log"][-1]["ja"] == "Benがgoldを取った（選択肢がないためテーブルが送信）"
 
 
 def _to_round_two(table):
@@ -163,8 +164,10 @@ def test_an_open_secret_choice_changes_nothing_the_host_sees(table):
     correctable = table.last_throw_dice()
     assert table.act("Ben", "bid", {"n": 3})["ok"]  # the first lock of round 2
     assert host_view(table) == host and table.last_throw_dice() == correctable
-    # Undo takes back what everyone saw last (Chie's take, and the table's close), and
-    # Ben's bid with it: he bids again once round 2 comes back.
+    assert table.undo()["undone"] == 1  # Ben bids again, with everyone
+    assert table.act("Ben", "bid", {"n": 2})["ok"]
+    # Reopened once: now undo takes back what everyone saw last (Chie's take, and the
+    # table's close), with Ben's new bid.
     assert table.undo()["message"]["en"].startswith("Undone: Chie took gold")
     table.act("Chie", "take", {"token": "gold"})
     assert table.expects_now()["inputs"][0]["seats"] == ["Aki", "Ben", "Chie"]

@@ -506,23 +506,27 @@ def test_an_event_the_store_cannot_save_changes_nothing(table, store, monkeypatc
     assert table.snapshot() == before
 
 
-def test_an_open_declaration_is_not_undone_alone(panel_and_table, clock):
-    """While the declarations are open, undo takes back the last thing everyone has seen
-    (with the declarations made since, which nobody has seen); at the start of the game
-    there is none, and undo says so whether or not anyone has declared."""
+def test_undo_while_declaring_reopens_every_declaration_and_says_the_same_either_way(panel_and_table, clock):
+    """While the declarations are open, the first undo takes back every declaration made
+    so far (a seat that locked the wrong number declares again, and so does everyone);
+    what it says never tells whether anyone had declared. The next undo takes back what
+    came before."""
     panel, table = panel_and_table
     table.start_game("alea", SEATS3, {"deck": "physical"}, seed=1)
-    nothing = table.undo()
-    assert not nothing["ok"]
     table.act(None, "card", {"card": table.expects_now()["inputs"][0]["fields"][0]["options"][0]["value"]},
               source="host")
     words = table.undo_words()
     declare(table, "Aki", 2)
-    assert panel.led("Aki") == "locked"
-    assert table.undo_words() == words  # the host cannot tell that Aki has declared
+    declare_on_button(panel, clock, "Ben", 4)
+    assert table.undo_words() == words == {"en": "the secret choices made so far; every seat chooses again",
+                                           "ja": "ここまでの秘密の選択（全員が選び直します）"}
     undone = table.undo()
-    assert undone["ok"] and undone["message"]["en"] == f"Undone: {words['en']}."
-    assert table.expects_now()["inputs"][0]["type"] == "card" and table.store.events(table.record.id) == []
+    assert undone["ok"] and undone["undone"] == 2 and undone["message"]["en"] == f"Undone: {words['en']}."
+    assert (panel.led("Aki"), panel.led("Ben"), panel.led("Chie")) == ("entering", "entering", "entering")
+    assert table.snapshot("Aki")["view"]["mine"]["declaration"] is None
+    declare_on_button(panel, clock, "Aki", 1)  # declares again; the next undo is the card's
+    assert table.undo_words()["en"].startswith("Round 1: trap card")
+    assert table.undo()["undone"] == 2 and table.expects_now()["inputs"][0]["type"] == "card"
     assert panel.led("Aki") == "off"
 
 
@@ -591,7 +595,7 @@ def test_the_last_throw_shows_the_faces_the_game_applied(table, store, monkeypat
     assert row == [("red", 3), ("red", 6)] + [(d["colour"], d["face"]) for d in fixed]  # Aki's dice lie still beside them
     assert _pictured(table, monkeypatch) == row
     assert snap["last_throw"]["source"] == "corrected" and snap["last_throw"]["words"]["en"] == "corrected by the host"
-    assert any(line["en"].endswith(" (corrected by the host)") for line in snap["view"]["log"])
+    assert any(line["en"].endswith(" (corrected by the host)") for line in snap["log"])
     # The statistics count the faces the game applied: the corrected 5, not the 6 read.
     counted = {(s.colour, f): n for s in dicestats.from_store(store) for f, n in s.counts.items()}
     colour = fixed[1]["colour"]
@@ -610,6 +614,7 @@ def test_a_typed_throw_is_the_last_throw_without_a_picture(table, monkeypatch):
     assert [(d["colour"], d["face"]) for d in snap["last_roll"]] == [(d["colour"], 2) for d in typed]
     assert snap["last_throw"]["source"] == "host_typed"
     assert table.roll_jpeg() is None and not snap["last_throw"]["picture"]  # the camera's picture is of Aki's dice
+    assert table.undo()["undone"] == 0  # the declarations of round 2 are open: reopened first
     assert table.undo()["ok"]  # back to Aki's throw: its dice, as the game took them
     assert [(d["colour"], d["face"]) for d in table.snapshot()["last_roll"]] == [("red", 6)]
     assert table.snapshot()["last_throw"]["source"] == "camera"

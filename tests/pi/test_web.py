@@ -199,9 +199,14 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert 'id="correct-form"' not in host  # only a throw that is the last event can be corrected
     n = len(store.events(table.record.id))
     assert client.post("/host/undo", json={}).status_code == 409 and len(store.events(table.record.id)) == n
+    # The declarations are open: the first undo reopens them (whoever has declared), the
+    # next takes back the card.
+    reopened = client.post("/host/undo", json={"confirm": True}).json
+    assert reopened["message"]["en"] == "Undone: the secret choices made so far; every seat chooses again."
+    assert len(store.events(table.record.id)) == n
     undone = client.post("/host/undo", json={"confirm": True}).json
-    assert undone["ok"] and undone["message"]["en"].startswith("Undone: ")
-    assert len(store.events(table.record.id)) == n - 1
+    assert undone["ok"] and undone["message"]["en"].startswith("Undone: Round 2: trap card")
+    assert len(store.events(table.record.id)) == n - 1 and kind(table) == "card"
     assert client.post("/host/end", json={}).json["error"]["en"].startswith("Nothing was done")
     assert client.post("/host/end", json={"confirm": True}).json == {"ok": True}
     assert table.record is None and store.unfinished() is None

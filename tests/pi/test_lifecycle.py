@@ -237,3 +237,44 @@ def test_every_round_of_a_game_being_played_or_over(table, config):
     table.end_game()
     assert client.get(f"/api/history/{game_id}").json["rounds"] == rounds  # replayed from the store: the same
     assert client.get("/history/999").status_code == 404
+
+
+def _random_input(table, rng):
+    """Send something the game waits for, with plausible values (throws typed by the host)."""
+    from pi import inputs
+
+    inp = rng.choice(table.expects_now()["inputs"])
+    if inputs.dice_field(inp):
+        dice = [{"colour": "red" if d["colour"] == "*" else d["colour"], "face": rng.choice(inputs.FACES[d.get("sides", 6)]),
+                 "sides": d.get("sides", 6)} for d in inp.get("dice") or [] for _ in range(d["count"])]
+        values = {inputs.dice_field(inp): dice, **inputs.seat_value(inp)}
+        return table.act(None, inp["type"], values, source="typed") if inp.get("dice") else None
+    seat = rng.choice(inp["seats"]) if inp["seats"] else None
+    values = inputs.sample_values(inp, rng)
+    if inp.get("secret"):
+        return table.act(seat, inp["type"], values)
+    return table.act(None, inp["type"], {**values, **({"seat": seat} if seat else {})}, source="host")
+
+
+@pytest.mark.parametrize("game", ["alea", "dieangler", "chiritsumo", "ariexpress", "flyingdwarves"])
+def test_no_game_is_left_waiting_on_a_forced_move(table, game):
+    """Played at random through the table, with undos: the table never waits on a seat that
+    has nothing to choose, never forces a throw or a secret choice, and undo never lands
+    on a forced move (which the table would only send again)."""
+    import random
+
+    rng = random.Random(7)
+    from tests.pi.conftest import SEATS3
+
+    assert table.start_game(game, SEATS3, {}, seed=3)["ok"]
+    for _ in range(150):
+        if not table.expects_now()["inputs"]:
+            break
+        if rng.random() < 0.1:
+            table.undo()
+        else:
+            _random_input(table, rng)
+        assert forced_event(table.expects_now()) is None
+    for entry in table.ledger.entries:
+        if entry.source == "forced":
+            assert not entry.secret and not entry.throw

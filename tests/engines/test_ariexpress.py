@@ -822,7 +822,7 @@ def test_scores_sum_the_colours_and_tied_top_scores_share_the_win():
 # --- view -----------------------------------------------------------------------------------
 
 VIEW_KEYS = ["game", "phase", "due", "turn", "dice", "complete", "workers", "runs", "scores", "winners", "seats",
-             "nests", "thrown", "kept", "handed", "tapes", "routes", "drawing", "log", "open", "board"]
+             "nests", "thrown", "kept", "handed", "tapes", "routes", "drawing", "log", "open"]  # the board layout is scene(), not the view
 
 
 def test_view_keys():

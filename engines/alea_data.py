@@ -122,14 +122,9 @@ def option_cards(raw: Any) -> tuple[Card, ...]:
     return cards_from(raw, "options.cards", default_players=PLAYER_COUNTS)
 
 
-def _file_error(en: str) -> DataError:
-    """A deck file that cannot be read (core.read_toml gives the English reason)."""
-    return DataError(en, f"デッキファイルを読み込めません: {en}")
-
-
 @lru_cache(maxsize=8)
 def _load_deck_cached(path: str | None) -> tuple[Card, ...]:
-    source, data = read_toml("data/alea.toml", path, _file_error)
+    source, data = read_toml("data/alea.toml", path)
     raw_cards = data.get("card")
     if not isinstance(raw_cards, list):
         raise DataError(f"{source}: no cards found; write each card as a [[card]] table",

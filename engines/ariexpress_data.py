@@ -26,14 +26,9 @@ def nests_from(raw: Any, where: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def _file_error(en: str) -> DataError:
-    """``read_toml``'s error for a file it cannot read or parse, in both languages."""
-    return DataError(en, f"データファイルを読み込めません: {en}")
-
-
 def load_data(path: str | Path | None = None) -> tuple[tuple[str, ...], dict[str, str]]:
     """The nest colours and the colours' Japanese names of a TOML file (default: packaged)."""
-    where, data = read_toml(DATA_FILE, path, _file_error)
+    where, data = read_toml(DATA_FILE, path)
     nests = nests_from(data.get("nests"), where)
     names = data.get("names", {})
     if not isinstance(names, dict) or not all(isinstance(v, str) and v for v in names.values()):

@@ -57,11 +57,10 @@ class EngineError(ValueError):
     ``exc.details`` holds machine-readable facts (the seat, the field, ...).
     """
 
-    def __init__(self, en: str, ja: str | None = None, **details: Any) -> None:
-        # TRANSITION: ja becomes required once every engine gives it.
+    def __init__(self, en: str, ja: str, **details: Any) -> None:
         super().__init__(en)
         self.en = en
-        self.ja = ja if ja is not None else en
+        self.ja = ja
         self.details = details
 
     @property
@@ -289,9 +288,9 @@ def replace(state: Any, **changes: Any) -> Any:
     return new
 
 
-def read_toml(data_file: str, path: str | Path | None, error: type[Exception]) -> tuple[str, dict[str, Any]]:
+def read_toml(data_file: str, path: str | Path | None) -> tuple[str, dict[str, Any]]:
     """(where, parsed TOML) of a game's data file: the packaged ``engines/<data_file>``
-    when ``path`` is None, else the file at ``path``; ``error`` (naming the file) when it
+    when ``path`` is None, else the file at ``path``; DataError naming the file when it
     cannot be read or is not TOML."""
     if path is None:
         where = f"engines/{data_file}"
@@ -300,12 +299,14 @@ def read_toml(data_file: str, path: str | Path | None, error: type[Exception]) -
         where = str(path)
         try:
             raw = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise error(f"{where}: cannot read the data file ({exc.strerror})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            raise DataError(f"{where}: cannot read the data file ({reason})",
+                            f"{where}: データファイルを読み込めません（{reason}）") from None
     try:
         return where, tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"{where}: not valid TOML ({exc})") from None
+        raise DataError(f"{where}: not valid TOML ({exc})", f"{where}: TOML として読めません（{exc}）") from None
 
 
 def event_kind(event: Any, keys: Mapping[str, Any]) -> str:
@@ -336,7 +337,7 @@ def event_kind(event: Any, keys: Mapping[str, Any]) -> str:
 def load_glossary(data_file: str) -> dict[str, dict[str, str]]:
     """The ``[glossary]`` of a game's packaged data file: term -> ``{"en", "ja"}``, one
     English and one Japanese name per term, used by the engine, the pages and the partials."""
-    where, data = read_toml(data_file, None, DataError)
+    where, data = read_toml(data_file, None)
     table = data.get("glossary")
     if not isinstance(table, Mapping) or not table:
         raise DataError(f"{where} has no [glossary]", f"{where} に [glossary] がありません")

@@ -73,12 +73,8 @@ def _default_fish() -> tuple[Fish, ...]:
     return _read_fish(None)
 
 
-def _file_error(en: str) -> DataError:
-    return DataError(en, f"お魚カードのデータファイルを読み込めません（{en}）")
-
-
 def _read_fish(path: str | Path | None) -> tuple[Fish, ...]:
-    where, data = read_toml(DATA_FILE, path, _file_error)
+    where, data = read_toml(DATA_FILE, path)
     return fish_from(data.get("fish"), where)
 
 

@@ -102,13 +102,8 @@ def _default_data() -> tuple[tuple[Space, ...], tuple[str, ...]]:
     return _read_data(None)
 
 
-def _file_error(message: str) -> DataError:
-    """``read_toml``'s error (English only in the kit) with a Japanese text."""
-    return DataError(message, f"データファイルを読み込めません（{message}）")
-
-
 def _read_data(path: str | Path | None) -> tuple[tuple[Space, ...], tuple[str, ...]]:
-    where, data = read_toml(DATA_FILE, path, _file_error)
+    where, data = read_toml(DATA_FILE, path)
     return board_from(data.get("board"), where), items_from(data.get("items"), where)
 
 

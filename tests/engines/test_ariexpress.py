@@ -864,7 +864,7 @@ def test_the_board_draws_each_complete_route_in_its_colour():
     s = network(new(2), ([1, 2, 3], "red-1", "red-2", "ABA"), ([4, 5], "t1.1", "red-2", "AA"),
                 ([6, 6], "blue-1", "blue-2", "B."))
     v = ae.view(s)
-    assert v["board"]["routes"] == [{"colour": "red", "nodes": ["red-1", "t1.1", "t1.2", "t1.3", "red-2"]},
+    assert ae.scene(s)["board"]["routes"] == [{"colour": "red", "nodes": ["red-1", "t1.1", "t1.2", "t1.3", "red-2"]},
                                     {"colour": "red", "nodes": ["red-1", "t1.1", "t2.1", "t2.2", "red-2"]}]
     assert v["routes"] == {"red": [["t1.1", "t1.2", "t1.3"], ["t1.1", "t2.1", "t2.2"]]}
     assert [sq["name"] for tp in v["tapes"] if tp["id"] == 2 for sq in tp["squares"]] == ["t2.1", "t2.2"]

@@ -67,7 +67,7 @@ from engines.alea_traps import odds_table, trap_odds, trap_odds_exact, triggered
 from engines.alea_words import words
 from engines.core import (
     EMPTY, Chain, DataError, Die, IllegalEvent, Rng, Seat, an_input, apply_move, base_view, check_options,
-    colour_ja, dice_from, field, joined, load_glossary, move, option, option_choice, option_int, replace,
+    colour_ja, deck_setting, dice_from, field, joined, load_glossary, move, option, option_choice, option_int, replace,
     rng_seed, rng_shuffle, say, seat_index, seat_view, seats_from, short, text, waiting_for, whole,
 )
 
@@ -88,6 +88,14 @@ TIEBREAK_DICE = 10
 MAX_TARGET = 1_000_000
 OPTIONS = ("deck", "cards", "target")
 DECK_MODES = ("dealt", "physical")
+#: The options the host chooses on the start form (fields as in expects; None: the rules'
+#: own default). Scripts may also give their own cards.
+SETTINGS = (
+    deck_setting(GLOSSARY["trap_card"]["en"] + "s", GLOSSARY["trap_card"]["ja"]),
+    field("target", "choice", "Points to win", "勝利点", default=None, options=[
+        option(None, "as the rules say (12 with 3 players, else 10)", "ルールどおり（3人なら12、それ以外は10）"),
+        *(option(n, str(n), str(n)) for n in (6, 8, 15, 20))]),
+)
 VIEW_KEYS = ("game", "round", "phase", "last_round", "double", "target", "scores", "winner", "winners", "seats",
              "expects", "card", "deck", "declarations", "groups", "group", "escapes", "table", "tiebreak", "log")
 

@@ -550,6 +550,14 @@ def an_input(type_: str, seats: Iterable[str], prompt: Mapping[str, str], fields
     return {"type": type_, "seats": list(seats), "secret": secret, "prompt": dict(prompt), "fields": list(fields), **more}
 
 
+def deck_setting(cards_en: str, cards_ja: str) -> dict[str, Any]:
+    """The host's choice of a game's ``deck`` option (SCRIPTS.md convention 5): the table
+    shuffles and deals, or real cards are turned over and named by the host."""
+    return field("deck", "choice", cards_en.capitalize(), cards_ja, default="dealt", options=[
+        option("dealt", "shuffled and dealt by the table", "テーブルが混ぜて配る"),
+        option("physical", "real cards: the host names each one", "本物のカード（ホストが1枚ずつ入力）")])
+
+
 KINDS = {"number", "choice", "multi", "numbers", "bool", "dice", "picked", "layout", "json"}
 
 

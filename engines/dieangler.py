@@ -62,6 +62,9 @@ from typing import Any
 from engines.core import (
     EMPTY,
     Chain,
+    deck_setting,
+    field,
+    option,
     DataError,
     IllegalEvent,
     Rng,
@@ -111,6 +114,15 @@ MIN_SEATS, MAX_SEATS = 2, 5
 OPTIONS = ("deck", "fish", "play", "lure")
 DECK_MODES = ("dealt", "physical")
 DEFAULT_PLAY = 10
+#: The options the host chooses on the start form (fields as in expects; None: the rules'
+#: own default). Scripts may also give their own fish cards.
+SETTINGS = (
+    deck_setting("fish cards", GLOSSARY["fish"]["ja"]),
+    field("play", "choice", "Fish cards played", f"使う{GLOSSARY['fish']['ja']}の枚数", default=None, options=[
+        option(None, f"as the rules say ({DEFAULT_PLAY})", f"ルールどおり（{DEFAULT_PLAY}枚）"),
+        *(option(n, str(n), f"{n}枚") for n in (3, 5, 7, 12, 15))]),
+    field("lure", "bool", f"Play with the {GLOSSARY['lure']['en']}", f"{GLOSSARY['lure']['ja']}を使う", default=False),
+)
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engines.core import (
-    IllegalEvent, Seat, apply_move, check_options, joined, move, option_choice, replace, rng_seed,
+    IllegalEvent, Seat, apply_move, check_options, deck_setting, joined, move, option_choice, replace, rng_seed,
     rng_shuffle, say, seat_index, seats_from, short, text, waiting_for, whole,
 )
 from engines.flyingdwarves_data import (
@@ -78,6 +78,9 @@ MIN_SEATS = 3
 MAX_SEATS = 5
 OPTIONS = ("board", "items", "deck")
 DECK_MODES = ("dealt", "physical")
+#: The options the host chooses on the start form (fields as in expects). Scripts may also
+#: give their own board and item deck.
+SETTINGS = (deck_setting(GLOSSARY["item_card"]["en"] + "s", GLOSSARY["item_card"]["ja"]),)
 START_POINTS = 3
 
 

@@ -32,27 +32,35 @@ def _play_to_the_end(table, rng: random.Random) -> None:
                 assert table.act(seat, inp["type"], inputs.sample_values(inp, rng))["ok"]
 
 
-def test_a_finished_game_is_listed_and_its_script_replays(client, table):
+def _replayed(client, game_id) -> list[dict]:
+    """The verdicts and final view of the downloaded script of game ``game_id``, replayed."""
     from pi.replay import play_script
 
-    table.start_game("alea", SEATS3, {}, seed=3)
-    _play_to_the_end(table, random.Random(1))
-    final = table.snapshot()["view"]
-    running_id = table.record.id
-    assert client.get(f"/history/{running_id}.jsonl").status_code == 404  # not ended: may hold secrets
-    assert table.end_game()["ok"]
-    page = client.get("/history", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert "Sky City ALEA" in page and all(s["name"] in page for s in SEATS3)
-    assert f"Winner: {', '.join(final['winners'])}" in page
-    listed = client.get("/api/history").json
-    assert [g["id"] for g in listed] == [running_id]
-    assert listed[0]["scores"] == final["scores"] and listed[0]["winners"] == final["winners"]
-    script = client.get(f"/history/{running_id}.jsonl")
+    script = client.get(f"/history/{game_id}.jsonl")
     assert script.status_code == 200 and "attachment" in script.headers["Content-Disposition"]
     out = io.StringIO()
     assert play_script(io.StringIO(script.get_data(as_text=True)), out) == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert all(line["accepted"] for line in lines[:-1])
+    return lines
+
+
+def test_a_finished_game_is_listed_and_its_script_replays(client, table):
+    table.start_game("alea", SEATS3, {}, seed=3)
+    assert client.get(f"/history/{table.record.id}.jsonl").status_code == 404  # being played: may hold secrets
+    _play_to_the_end(table, random.Random(1))
+    final = table.snapshot()["view"]
+    game_id = table.record.id
+    # Ended by its rules: in History at once, its script downloads before the host ends it.
+    assert _replayed(client, game_id)[-1]["final"]["winners"] == final["winners"]
+    assert table.end_game()["ok"]
+    page = client.get("/history", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Sky City ALEA" in page and all(s["name"] in page for s in SEATS3)
+    assert f"Winner: {', '.join(final['winners'])}" in page
+    listed = client.get("/api/history").json
+    assert [g["id"] for g in listed] == [game_id]
+    assert listed[0]["scores"] == final["scores"] and listed[0]["winners"] == final["winners"]
+    lines = _replayed(client, game_id)
     assert lines[-1]["final"]["scores"] == final["scores"] and lines[-1]["final"]["winners"] == final["winners"]
     assert client.get("/history/999.jsonl").status_code == 404
     assert client.get(f"/history/{10**20}.jsonl").status_code == 404  # beyond SQLite integers

@@ -33,6 +33,9 @@ from typing import Any
 from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
                    session, url_for)
 
+from werkzeug.datastructures import MultiDict
+
+from engines.core import COLOURS
 from pi import inputs
 from pi.web import error_response, i18n, json_object, table_of, wants_json
 
@@ -92,6 +95,7 @@ def page():
     return render_template(
         "host.html", **host_view(table), links=links, games=list(titles), titles=titles,
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
+        seat_colours=list(COLOURS), game_settings=_game_settings, both=i18n.both,
     )
 
 
@@ -254,16 +258,11 @@ def start():
             if form.get(f"seat_{i}"):
                 seats.append({"name": form.get(f"name_{i}", "").strip(), "colour": form.get(f"colour_{i}", "").strip(),
                               "button": _config().seats[i].name})
-        try:
-            extra = json.loads(form.get("options", "").strip() or "{}")
-        except ValueError:
-            extra = None
-        if not isinstance(extra, dict):
-            return _done({"ok": False, "error": {
-                "en": 'Options must be a JSON object, e.g. {"target": 12}.',
-                "ja": 'オプションは JSON のオブジェクトで書いてください（例: {"target": 12}）。'}})
-        options = extra
         game = form.get("game") or _first_game()
+        try:
+            options = _settings(game, form)
+        except inputs.InputError as exc:
+            return _done({"ok": False, "error": getattr(exc, "message", i18n.both("error_400"))})
         seed = form.get("seed", "").strip() or None
     if not seats:
         return _done({"ok": False, "error": i18n.both("no_seat_selected")})
@@ -276,6 +275,25 @@ def start():
     except (TypeError, ValueError):
         return _done({"ok": False, "error": {"en": "The seed must be a whole number.", "ja": "シードは整数で入力してください。"}})
     return _done(table_of().start_game(game, seats, options, seed))
+
+
+def _game_settings(game: str) -> list[dict[str, Any]]:
+    """The options the host may tap for ``game`` (its engine's SETTINGS)."""
+    import engines
+
+    return list(getattr(engines.load(game), "SETTINGS", ()))
+
+
+def _settings(game: str, form: Any) -> dict[str, Any]:
+    """The options the host tapped for ``game`` (its engine's SETTINGS; form fields
+    ``<game>.<name>``); a choice left at None keeps the rules' own default."""
+    import engines
+
+    engine = engines.load(game) if game in engines.GAMES else None
+    fields = list(getattr(engine, "SETTINGS", ()))
+    values = MultiDict({f["name"]: form[f"{game}.{f['name']}"] for f in fields if f"{game}.{f['name']}" in form})
+    event = inputs.event_from_values({"type": "start", "seats": [], "fields": fields}, None, values)
+    return {k: v for k, v in event.items() if k != "type" and v is not None}
 
 
 def _first_game() -> str:

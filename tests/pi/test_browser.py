@@ -169,7 +169,16 @@ def test_the_host_page_in_chromium(served, browser):
     expect(page.locator("#throw-dice")).to_have_value("red 4")
     page.locator("#send-throw").click()
     expect(page.locator("#correct-dice")).to_have_value("red 4")
+    # a correction is tapped too: the die, then the face it really shows
+    page.locator("#correct-form .pad-die").first.click()
+    page.locator("#correct-form .pad-keys button", has_text="6").click()
+    expect(page.locator("#correct-dice")).to_have_value("red 6")
+    page.locator("#correct-form button[type=submit]").click()
+    expect(page.locator("#toast")).to_have_text("Sent.")
+    assert table.store.events(table.record.id)[-1]["dice"] == [{"colour": "red", "face": 6}]
+    page.reload()  # Undo names what it takes back: the corrected throw
     expect(page.locator("#due-text")).to_have_text("Ben and Chie to throw 2 blue and 2 green dice.")
+    page.once("dialog", lambda dialog: dialog.accept())  # Undo asks first
     page.locator("#undo").click()
     expect(page.locator("#due-text")).to_have_text("Aki to throw 1 red die.")
     page.close()

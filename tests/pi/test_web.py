@@ -156,7 +156,8 @@ def test_wrong_pins_are_rate_limited(client):
 def test_host_starts_corrects_undoes_and_ends(client, table, store):
     _login(client)
     form = {"game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",
-            "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "options": '{"deck": "physical"}',
+            "colour_1": "blue", "seat_2": "1", "name_2": "Chie", "colour_2": "green", "alea.deck": "physical",
+            "alea.target": "null",  # tapped: real cards, the rules' own target
             "seed": "3"}
     running = table.record.id
     unconfirmed = client.post("/host/start", data=form, headers={"Accept-Language": "en"}, follow_redirects=True)
@@ -169,9 +170,9 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     refused = client.post("/host/start", json={"game": "alea", "seats": SEATS3, "options": {"deck": "nope"},
                                                "confirm": True})
     assert refused.status_code == 409 and "deck" in refused.json["error"]["en"]
-    bad_options = client.post("/host/start", data={"seat_0": "1", "name_0": "Aki", "colour_0": "red",
-                                                   "options": "[1]"}, follow_redirects=True)
-    assert "JSON" in bad_options.get_data(as_text=True)
+    bad_options = client.post("/host/start", data={**form, "alea.target": "seven", "confirm": "1"},
+                              headers={"Accept-Language": "en"}, follow_redirects=True)
+    assert "option &#39;target&#39; is &#39;seven&#39;" in bad_options.get_data(as_text=True)  # never offered
     assert kind(table) == "card"  # the refused starts changed nothing
     card = first_card(table)
     assert client.post("/host/act", json={"type": "card", "card": "NOPE"}).status_code == 409

@@ -88,7 +88,7 @@
     white: "白", black: "黒", clear: "透明", grey: "灰色", gray: "灰色", brown: "茶" };
   function colourName(c) { return lang === "ja" ? (COLOUR_JA[c] || c) : c; }
   var UI = {
-    undo: { en: "Remove last", ja: "1つ消す" }, clear: { en: "Clear", ja: "全部消す" },
+    undo: { en: "Remove", ja: "1つ消す" }, clear: { en: "Clear", ja: "全部消す" },
     colour: { en: "Colour", ja: "色" }, empty: { en: "nothing yet", ja: "まだありません" },
     place: { en: "Tap a die, then its place; tap a place to empty it.", ja: "ダイスをタップしてから置く場所をタップ。置いた場所をタップすると外せます。" },
     face: { en: "Face", ja: "目" }
@@ -121,13 +121,26 @@
     if (!box) { return; }
     box.hidden = true;
     if (kind === "layout") { return buildLayout(pad, spec, box); }
-    var items = [];
+    // Dice already there (a throw to correct) start the pad; tapping one of them picks it,
+    // and the next face tapped replaces its face in place.
+    var items = kind === "dice" ? box.value.split(",").map(function (part) {
+      var m = part.trim().match(/^([A-Za-z_-]+)\s+(\d+)(?:\s*d(\d+))?$/);
+      return m ? { colour: m[1], face: Number(m[2]), sides: m[3] ? Number(m[3]) : 6 } : null;
+    }).filter(Boolean) : [];
+    var picked = null;
     var shown = el("p", "pad-shown");
     shown.setAttribute("aria-live", "polite");
     function write() {
       shown.textContent = "";
       if (!items.length) { shown.appendChild(el("span", "hint", words(UI.empty))); }
-      items.forEach(function (it) { shown.appendChild(kind === "numbers" || (kind === "picked" && !it.colour) ? el("span", "die white", String(it.label || it.face)) : dieChip(it)); });
+      items.forEach(function (it, i) {
+        if (kind !== "dice") { shown.appendChild(el("span", "die white", String(it.label || it.face))); return; }
+        var chip = tapButton("", "pad-die", function () { picked = picked === i ? null : i; write(); });
+        chip.appendChild(dieChip(it));
+        chip.setAttribute("aria-pressed", picked === i ? "true" : "false");
+        chip.setAttribute("aria-label", colourName(it.colour) + " " + it.face);
+        shown.appendChild(chip);
+      });
       if (kind === "dice") {
         box.value = items.map(function (d) { return d.colour + " " + d.face + (d.sides !== 6 ? " d" + d.sides : ""); }).join(", ");
       } else {
@@ -171,7 +184,9 @@
         faceKeys.textContent = "";
         facesOf(current.sides).forEach(function (v) {
           faceKeys.appendChild(tapButton(String(v), "die " + current.colour, function () {
-            items.push({ colour: current.colour, face: v, sides: current.sides }); write();
+            if (picked !== null && items[picked].sides === current.sides) { items[picked].face = v; picked = null; }
+            else { items.push({ colour: current.colour, face: v, sides: current.sides }); }
+            write();
           }, colourName(current.colour) + " " + v));
         });
       }
@@ -192,8 +207,11 @@
       drawFaces();
     }
     var edit = el("div", "pad-edit");
-    edit.appendChild(tapButton("⌫ " + words(UI.undo), "", function () { items.pop(); write(); }));
-    edit.appendChild(tapButton(words(UI.clear), "", function () { items = []; write(); }));
+    edit.appendChild(tapButton("⌫ " + words(UI.undo), "", function () {
+      if (picked !== null) { items.splice(picked, 1); picked = null; } else { items.pop(); }
+      write();
+    }));
+    edit.appendChild(tapButton(words(UI.clear), "", function () { items = []; picked = null; write(); }));
     pad.appendChild(edit);
     write();
   }
@@ -270,6 +288,18 @@
     lastField = fields.filter(function (f) { return f !== field && open(f); })[0] || null;
     showToast(field.querySelector("legend").textContent.trim() + ": " + shown, "ok");
   });
+
+  // The host's start form shows the settings of the game chosen only.
+  function showSettings() {
+    var chosen = document.querySelector("#game-select input:checked");
+    document.querySelectorAll(".settings[data-game]").forEach(function (box) {
+      var on = Boolean(chosen) && box.dataset.game === chosen.value;
+      box.hidden = !on;
+      box.querySelectorAll("input").forEach(function (input) { input.disabled = !on; });
+    });
+  }
+  document.querySelectorAll("#game-select input").forEach(function (input) { input.addEventListener("change", showSettings); });
+  showSettings();
 
   // Steppers: − and + beside a count.
   document.addEventListener("click", function (e) {

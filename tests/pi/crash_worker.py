@@ -3,8 +3,10 @@
 ``python -m tests.pi.crash_worker DATA_DIR`` resumes the unfinished game in DATA_DIR (or
 starts one), then plays: every choice is drawn from a generator seeded by the game and the
 number of events so far (undone ones included), so a worker killed and started again plays the same game on.
-After each input the table accepted (stored and committed), it prints one line:
-``{"game": id, "event": {...}}`` or ``{"game": id, "undo": true}``, flushed.
+After each input the table accepted (stored and committed), it prints one line, flushed:
+``{"game": id, "events": [...]}`` (the events it stored: the input's, and the forced moves
+that followed) or ``{"game": id, "undone": n}`` (an undo takes back as many events as it
+says: a round's secret choices, several forced moves, or none).
 """
 from __future__ import annotations
 
@@ -38,8 +40,9 @@ def main(data_dir: str) -> None:
             table.start_game("alea", SEATS, {"deck": "dealt"}, seed=len(store.games()))
             continue
         if n and rng.random() < 0.05:
-            if table.undo()["ok"]:
-                print(json.dumps({"game": game_id, "undo": True}), flush=True)
+            undone = table.undo()
+            if undone["ok"]:
+                print(json.dumps({"game": game_id, "undone": undone["undone"]}), flush=True)
             continue
         inp = exp["inputs"][0]
         if inputs.dice_field(inp):
@@ -51,7 +54,7 @@ def main(data_dir: str) -> None:
             result = table.act(seat, inp["type"], inputs.sample_values(inp, rng))
         if not result["ok"]:
             raise SystemExit(f"refused: {result['error']['en']}")
-        print(json.dumps({"game": game_id, "event": store.events(game_id)[-1]}), flush=True)
+        print(json.dumps({"game": game_id, "events": store.events(game_id)[n:]}), flush=True)
 
 
 if __name__ == "__main__":

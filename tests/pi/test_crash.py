@@ -26,10 +26,10 @@ KILLS = int(os.environ.get("DICETABLE_KILLS", "200"))
 def _take(acked: dict[int, list[dict]], line: str) -> None:
     ack = json.loads(line)
     events = acked.setdefault(ack["game"], [])
-    if ack.get("undo"):
-        events.pop()
+    if "undone" in ack:
+        del events[len(events) - ack["undone"]:]
     else:
-        events.append(ack["event"])
+        events.extend(ack["events"])
 
 
 def _check_store(data_dir: Path, acked: dict[int, list[dict]], config) -> None:
@@ -38,8 +38,15 @@ def _check_store(data_dir: Path, acked: dict[int, list[dict]], config) -> None:
         for game_id, events in acked.items():
             stored = store.events(game_id)
             # Every acknowledged event is there. The process may have died between a
-            # commit and its acknowledgement: one more event stored, or the last one undone.
-            assert stored in (events, events[:-1]) or (stored[:-1] == events and len(stored) == len(events) + 1)
+            # commit and its acknowledgement: an input's event (and forced moves after it)
+            # stored, or an undo's events (a whole round's, or none) taken back.
+            assert stored == events[:len(stored)] or stored[:len(events)] == events, (stored, events)
+            taken_back = events[len(stored):]
+            if taken_back:  # by the undo, not lost: kept in the history, marked undone last
+                last = max((r.seq for r in store.records(game_id)), default=-1)
+                later = sorted((r for r in store.history(game_id) if r.seq > last), key=lambda r: r.undone)
+                newest = sorted(later[-len(taken_back):], key=lambda r: r.seq)
+                assert [r.event for r in newest] == taken_back
             acked[game_id] = stored
         record = store.unfinished()
         if record is None:

@@ -123,6 +123,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "seed": {"en": "Seed (optional)", "ja": "シード（任意）"},
     "correct_hint": {"en": "Tap a die to change its face, then tap the face it really shows.",
                      "ja": "直すダイスをタップしてから、本当の目をタップしてください。"},
+    "waiting_next_game": {"en": "Waiting for the host to start the next game. This page opens it by itself; keep this link for the whole evening.",
+                          "ja": "ホストが次のゲームを始めるのを待っています。始まるとこのページが自動で開きます。このリンクは今夜ずっと使えます。"},
     "more_settings": {"en": "More settings", "ja": "その他の設定"},
     "plays": {"en": "plays", "ja": "参加"},
     "start": {"en": "Start", "ja": "開始"},

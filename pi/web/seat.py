@@ -13,10 +13,12 @@ POST /seat/<token>/faces    the faces of this seat's dice the camera cannot read
 """
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
+from pi.links import seat_token, table_seat
 from pi.web import error_response, i18n, json_object, result_response, table_of, wants_json
 from pi.web.status import sse_response
 
@@ -31,12 +33,28 @@ def _seat(token: str) -> str:
     return seat
 
 
+def idle_seat(token: str) -> str | None:
+    """The table's seat whose link this is while no game is on the table (links last the
+    whole evening): its page waits for the next game."""
+    table = table_of()
+    if table.record is not None or not token:
+        return None
+    generation = table.store.link_generation()
+    for s in table.config_seats:
+        if secrets.compare_digest(seat_token(table.secret, table_seat(s), generation).encode(), token.encode()):
+            return s["name"]
+    return None
+
+
 def render_seat_live(snap: dict[str, Any], seat: str, token: str) -> str:
     return render_template("_seat_live.html", snap=snap, seat=seat, token=token)
 
 
 @bp.get("/<token>")
 def page(token: str):
+    waiting = idle_seat(token)
+    if waiting is not None:
+        return render_template("seat_waiting.html", seat=waiting)
     seat = _seat(token)
     snap = table_of().snapshot(seat)
     return render_template(

@@ -508,3 +508,14 @@ def test_history_says_who_won_or_that_the_host_ended_it(client, table):
     assert "Ended by the host" in section and "Winner: none" not in section
     ja = client.get("/history", headers={"Accept-Language": "ja"}).get_data(as_text=True)
     assert "ホストが終了" in ja
+
+
+def test_a_seat_link_waits_between_games_and_opens_the_next(client, table):
+    token = _token(table, "Ben")
+    assert table.end_game()["ok"] and table.record is None
+    waiting = client.get(f"/seat/{token}", headers={"Accept-Language": "en"})
+    assert waiting.status_code == 200 and "Waiting for the host to start the next game" in waiting.get_data(as_text=True)
+    assert client.get("/seat/not-a-token").status_code == 404  # a wrong link still says nothing
+    assert table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=6)["ok"]
+    page = client.get(f"/seat/{token}").get_data(as_text=True)
+    assert 'data-seat="Ben"' in page  # the same link, the next game

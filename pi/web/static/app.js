@@ -348,6 +348,7 @@
     // The forms depend on what the game waits for from this page (and, on the host page,
     // on the game and a pending prompt): when that changes, load the page again.
     var changed = (state.forms || "") !== (body.dataset.forms || "");
+    if (body.dataset.reloadOnGame !== undefined) { changed = Boolean(state.game); }  // a seat waiting between games
     if (body.dataset.page === "host") {
       var game = state.game ? String(state.game.id) : "";
       var prompt = state.prompt ? "yes" : "";

@@ -63,9 +63,9 @@ def _apply(state, event):
     kind, names = event.get("type"), [s.name for s in state.seats]
     if kind == "bid" and state.phase == "bid" and event.get("seat") in names:
         if event["seat"] in {b[0] for b in state.bids} or event.get("n") not in range(4):
-            raise IllegalEvent("bid refused")
+            raise IllegalEvent("bid refused", "入札できません")
         if state.special and event["n"] == 2:
-            raise IllegalEvent("you hold no 2")
+            raise IllegalEvent("you hold no 2", "2を持っていません")
         bids = state.bids + ((event["seat"], event["n"], tuple(event["extra"])),)
         return replace(state, bids=bids, phase="throw" if len(bids) == len(names) else "bid",
                        events=state.events + (event_text(event),))
@@ -73,13 +73,13 @@ def _apply(state, event):
         dice = dice_from(event["dice"], sides=(6, 10))
         wanted = [s.colour for s in state.seats] + ([state.seats[0].colour] if state.special else [])
         if sorted(d.colour for d in dice) != sorted(wanted):
-            raise IllegalEvent("one die per seat")
+            raise IllegalEvent("one die per seat", "1席につきダイス1個です")
         return replace(state, table=dice, phase="rethrow", events=state.events + (event_text(event),))
     if kind == "again" and state.phase == "rethrow" and event.get("seat") == names[0]:
         return replace(state, picked=tuple(event["picked"]), events=state.events + (event_text(event),))
     if kind == "stop" and state.phase == "rethrow":
         return replace(state, phase="over", events=state.events + (event_text(event),))
-    raise IllegalEvent(f"not now: {event}")
+    raise IllegalEvent(f"not now: {event}", f"いまは受け付けません: {event}")
 
 
 def _view(state, seat=None):
@@ -270,7 +270,7 @@ def _each_expects(state):
 
 def _each_apply(state, event):
     if event.get("type") != "throw" or event.get("seat") not in [i["seats"][0] for i in _each_expects(state)["inputs"]]:
-        raise IllegalEvent(f"not now: {event}")
+        raise IllegalEvent(f"not now: {event}", f"いまは受け付けません: {event}")
     faces = tuple(d.face for d in dice_from(event["dice"]))
     return replace(state, bids=state.bids + ((event["seat"], faces, ()),), events=state.events + (event_text(event),))
 
@@ -312,7 +312,7 @@ def _lay_expects(state):
 
 def _lay_apply(state, event):
     if event.get("type") != "lay" or state.bids:
-        raise IllegalEvent("not now")
+        raise IllegalEvent("not now", "いまは受け付けません")
     return replace(state, bids=((event["seat"], json.dumps(event["rows"]), ()),), events=state.events + (event_text(event),))
 
 
@@ -353,7 +353,9 @@ def test_a_refused_button_choice_is_said_on_the_seats_own_page_only(panel_and_ta
     assert table.snapshot("Aki")["note"]["en"] == "you hold no 2"
     assert table.snapshot() == public and table.snapshot("Ben") == ben  # nobody else learns of it
     client = create_app(table, config, {"TESTING": True}).test_client()
-    assert "you hold no 2" not in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert "you hold no 2" in client.get(f"/seat/{table.record.tokens['Aki']}").get_data(as_text=True)
+    aki = f"/seat/{table.record.tokens['Aki']}"
+    for lang, words in (("en", "you hold no 2"), ("ja", "2を持っていません")):
+        assert words not in client.get("/", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert words in client.get(aki, headers={"Accept-Language": lang}).get_data(as_text=True)
     declare_on_button(panel, clock, "Aki", 1)
     assert table.snapshot("Aki")["note"] is None and table.snapshot("Aki")["view"]["mine"] == {"bid": 1}

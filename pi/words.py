@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from engines.core import colour_ja  # the one list of colour names, both languages
+
 Result = dict[str, Any]
 
-# Dice colour names in Japanese (the default palette's; other names are shown as they are).
-COLOURS_JA = {"red": "赤", "orange": "オレンジ", "yellow": "黄", "green": "緑", "blue": "青",
-              "purple": "紫", "pink": "ピンク", "white": "白", "black": "黒", "clear": "透明"}
 
 
 def ok(**extra: Any) -> Result:
@@ -26,10 +25,6 @@ def no_game() -> Result:
 def refused(message: str, ja: str | None = None) -> Result:
     """An engine's refusal for the pages (in Japanese too when the engine gave one)."""
     return error(message, ja or f"受け付けられませんでした: {message}")
-
-
-def colour_ja(colour: str) -> str:
-    return COLOURS_JA.get(colour, colour)
 
 
 def join_en(parts: Sequence[str]) -> str:

@@ -59,9 +59,9 @@ from engines.ariexpress_cli import COMMANDS  # noqa: F401  (pi.cli reads engine.
 from engines.ariexpress_data import DATA_FILE, colour_ja, default_data, nests_from
 from engines.ariexpress_state import (State, complete_colours, complete_routes, dice_count, graph, nest_names,
                                       open_squares, runs, scores, seat_names, square_at, squares)
-from engines.core import (MAX_DICE, IllegalEvent, Seat, an_input, apply_move, check_options, dice_from, field, joined,
-                          load_glossary, log_lines, move, option, replace, rng_seed, say, seat_index, seat_view,
-                          seats_from, short, text, waiting_for, whole)
+from engines.core import (MAX_DICE, IllegalEvent, Seat, an_input, apply_move, bounded_list, check_options, dice_from,
+                          field, joined, load_glossary, log_lines, move, option, replace, rng_seed, say, seat_index,
+                          seat_view, seats_from, short, text, waiting_for, whole)
 
 GAME = "ariexpress"
 GLOSSARY = load_glossary(DATA_FILE)
@@ -135,12 +135,7 @@ def _face(raw: Any, what: str, what_ja: str) -> int:
 
 def _faces(raw: Any, what: str, what_ja: str, most: int = MAX_DICE) -> list[int]:
     """A list of at most ``most`` die faces."""
-    if not isinstance(raw, list):
-        raise IllegalEvent(f"{what} must be a list of die faces 1-6, saw {short(raw)}",
-                           f"{what_ja}は{JA['dice']}の{JA['face']}（1〜6）のリストで書いてください（{short(raw)}）")
-    if len(raw) > most:
-        raise IllegalEvent(f"{what} holds {len(raw)} faces; at most {most}",
-                           f"{what_ja}が{len(raw)}個あります。最大{most}個です")
+    bounded_list(raw, what, what_ja, "die faces 1-6", f"{JA['dice']}の{JA['face']}（1〜6）", most)
     return [_face(f, f"{what}: each face", what_ja) for f in raw]
 
 

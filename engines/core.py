@@ -208,15 +208,22 @@ def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_se
 FACES = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 
 
+def bounded_list(raw: Any, what: str, what_ja: str, items: str, items_ja: str, most: int = MAX_DICE) -> list:
+    """``raw`` if it is a list of at most ``most`` items; IllegalEvent naming ``what`` (a
+    list of ``items``) otherwise, so no event can make the rules read a huge list."""
+    if not isinstance(raw, list):
+        raise IllegalEvent(f"{what} must be a list of {items}, saw {short(raw)}",
+                           f"{what_ja}は{items_ja}のリストで書いてください（{short(raw)}）")
+    if len(raw) > most:
+        raise IllegalEvent(f"{what} holds {len(raw)} items; at most {most}",
+                           f"{what_ja}の項目が{len(raw)}個あります。最大{most}個です")
+    return raw
+
+
 def dice_from(raw: Any, what: str = "dice", sides: Iterable[int] = (6,)) -> tuple[Die, ...]:
     """Dice of a throw event: a list of ``{"colour": str, "face": int, "sides": 6}``, checked
     (each as `die_from` reads it), at most ``MAX_DICE`` of them."""
-    if not isinstance(raw, list):
-        raise IllegalEvent(f"'{what}' must be a list of {{\"colour\": ..., \"face\": 1-6}}, saw {short(raw)}",
-                           f"「{what}」はダイスのリスト（{{\"colour\": ..., \"face\": 1-6}}）で書いてください（{short(raw)}）")
-    if len(raw) > MAX_DICE:
-        raise IllegalEvent(f"'{what}' holds {len(raw)} dice; a throw holds at most {MAX_DICE}",
-                           f"「{what}」のダイスが{len(raw)}個です。1回の投げは最大{MAX_DICE}個です")
+    bounded_list(raw, f"'{what}'", f"「{what}」", '{"colour": ..., "face": 1-6}', "ダイス（{\"colour\": ..., \"face\": 1-6}）")
     return tuple(die_from(item, f"die {i + 1}", sides) for i, item in enumerate(raw))
 
 

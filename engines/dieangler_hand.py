@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engines.core import MAX_DICE, Die, IllegalEvent, dice_from, short, whole
+from engines.core import MAX_DICE, Die, IllegalEvent, bounded_list, dice_from, short, whole
 from engines.dieangler_words import EN, JA, SIDES, dice_counts, die_names, face, hand_text, spec_text
 
 SPECIALS = ("d10", "d20")
@@ -92,14 +92,10 @@ def _special_arg(hand: Hand, raw: Any, what: str, name: str) -> str:
 
 def _bounded_list(raw: Any, what: str, example: str, meaning: str, meaning_ja: str) -> list:
     """``raw`` if it is a list of 1 to ``MAX_DICE`` items; IllegalEvent otherwise."""
-    if not isinstance(raw, list) or not raw:
-        saw = "is empty" if raw == [] else f"is {short(raw)}"
-        raise IllegalEvent(f"{what} {saw}; give a list like {example} ({meaning})",
-                           f"{what} は {example} のようなリスト（{meaning_ja}）で書いてください（{short(raw)}）")
-    if len(raw) > MAX_DICE:
-        raise IllegalEvent(f"{what} holds {len(raw)} items; at most {MAX_DICE}",
-                           f"{what} の項目が{len(raw)}個あります。最大{MAX_DICE}個です")
-    return raw
+    if raw == []:
+        raise IllegalEvent(f"{what} is empty; give a list like {example} ({meaning})",
+                           f"{what} は {example} のようなリスト（{meaning_ja}）で書いてください（空です）")
+    return bounded_list(raw, what, what, f"{meaning}, like {example}", f"{meaning_ja}（例: {example}）")
 
 
 def _take_d6(hand: Hand, faces: list[int], name: str, what: str) -> list[int]:

@@ -136,7 +136,7 @@ def test_a_rethrow_refuses_what_is_not_a_die_or_too_much():
     refused(state, dict(rethrow, picked=[1.0]), "picked holds 1.0")
     refused(state, dict(rethrow, picked=[True]), "picked holds True")
     refused(state, dict(rethrow, picked=[1] * 10**5), f"at most {MAX_DICE}")
-    refused(state, dict(rethrow, picked="d20"), "picked is 'd20'")
+    refused(state, dict(rethrow, picked="d20"), "picked must be a list of", "saw 'd20'")
     refused(state, dict(rethrow, picked=["x" * 10**6]), "not a special die")
     refused(state, dict(rethrow, picked=[1], by=["d10"]), "by is ['d10']")
     refused(state, dict(rethrow, picked=[1], dice=[["red", 1]] * 10**5), f"at most {MAX_DICE}")
@@ -152,7 +152,7 @@ def test_a_lure_refuses_what_is_not_a_change_or_too_much():
     refused(state, dict(lure, changes=[[10**100, 1]]), "a die in changes")
     refused(state, dict(lure, changes=[[1.0, 1]]), "a die in changes")
     refused(state, dict(lure, changes=[["d10", 1]] * 10**5), f"at most {MAX_DICE}")
-    refused(state, dict(lure, changes={"1": 1}), "changes is {")
+    refused(state, dict(lure, changes={"1": 1}), "changes must be a list of", "saw {")
 
 
 # --- the wildcard, d10 and d20 in expects ------------------------------------------------------

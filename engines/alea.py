@@ -1,6 +1,6 @@
 """Sky City ALEA (空中都市アーリア): 3 to 5 players, 5 dice each, 22 trap cards.
 
-The rules are RULES.md section 1. Each round a trap card (トラップカード) is turned over,
+The rules are docs/rules/alea.md. Each round a trap card (トラップカード) is turned over,
 every seat secretly declares (宣言) how many dice it will throw (0-5), and the groups of
 equal declarations throw in turn, smallest first, adding their dice to the table (場). A
 group that does not trigger the trap scores its declarations; the first group triggering
@@ -32,12 +32,12 @@ Options (all optional; anything else is refused):
 Phases: ``card`` (physical deck only), ``declare``, ``throw``, ``escape``, ``tiebreak``,
 ``over``.
 
-Decisions where RULES.md is silent (what a real table does):
+Decisions where the printed rules are silent (what a real table does):
 - Nothing of a declaration is visible before all have declared: ``view(state)`` only
   says the declaration phase is on; ``view(state, seat)`` shows that seat its own value.
   ``expects`` (used by the table's loop, never shown) lists the seats still to declare.
 - Escape order is decided when the trap triggers: lowest score first, ties in seat
-  order (RULES.md; the original lets tied players choose, a replay needs one order). A
+  order (docs/rules/alea.md; the original lets tied players choose, a replay needs one order). A
   failed escape does not stop the others of the group; each trapped player gets exactly
   one. The table then holds the dice of the last rethrow.
 - A throw is checked by colour and count only; the order of the dice does not matter. A

@@ -1,6 +1,6 @@
 """Ari Express (アリ急行): ants lay tapes of printed die faces between their nests, 2-5 players.
 
-The rules are RULES.md section 4 and the Ari Express section of SCRIPTS.md (binding).
+The rules are docs/rules/ariexpress.md.
 Four colours have two nests each (``"red-1"``, ``"red-2"``, ...; option ``nests``, data
 file ``engines/data/ariexpress.toml``). Tapes are numbered 1, 2, ... as they are built;
 square ``"t3.2"`` is the 2nd printed face of tape 3 from its ``from`` end. A tape's squares
@@ -26,7 +26,7 @@ ending action completed two). Score: per complete colour, each seat's longest ru
 own consecutive workers on any complete route of that colour (``engines/ariexpress_routes.py``
 finds it exactly, without listing the routes); the top score wins, ties share.
 
-Decisions where RULES.md and SCRIPTS.md are silent (written here as the rules ask):
+Decisions where the printed rules are silent (written here as the rules ask):
 - A throw's dice are shared: their colour is not checked, only their number and faces.
 - A tape may join a square of the tape it continues (both ends on one tape are refused only
   when they are the same square), and several tapes may join one square or one nest.
@@ -489,7 +489,7 @@ MOVES = {
 
 
 def view(state: State, seat: str | None = None) -> dict[str, Any]:
-    """The game for the pages and replay (SCRIPTS.md keys and the network to draw)."""
+    """The game for the pages and replay (the keys of docs/replay.md)."""
     names = seat_names(state)
     adj, _, nodes = graph(state)
     edges = [[nodes[a], nodes[b]] for a in range(len(adj)) for b in adj[a] if a < b]  # by node, as drawn before

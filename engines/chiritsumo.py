@@ -1,6 +1,6 @@
 """Chiritsumo (ちりつも): dice stacked into pyramids, 1 to 4 players.
 
-The rules are RULES.md section 3 and the Chiritsumo section of SCRIPTS.md (binding):
+The rules are docs/rules/chiritsumo.md:
 each round every seat throws all the dice it holds (clear 透明, yellow 黄, red 赤, blue
 青) and builds (積む) a pyramid of 4, 3, 2 and 1 places. Option ``mode`` (the only one,
 default by the number of seats): ``garden`` (箱庭, 2-4 seats: exchanges とばっ塵 after
@@ -23,7 +23,7 @@ Any event may carry a ``"comment"``.
 Phases: ``play`` (throws and builds, in any order, each seat throwing once a round and
 building after its own throw), ``exchange`` (garden), ``swap`` (solo), ``over``.
 
-Decisions where RULES.md and SCRIPTS.md are silent (following the original text):
+Decisions where the printed rules are silent (following the original text):
 - A seat's pyramid, throw and pattern list stay in the view until it throws again, so
   the page can show the last round while the next one starts.
 - The clear dice compared for the exchange order are those in the pyramid (a complete
@@ -42,7 +42,7 @@ Decisions where RULES.md and SCRIPTS.md are silent (following the original text)
 - ``expects`` offers one ``build`` input per seat due to build, its ``rows`` field
   holding that seat's thrown dice (``dice``) and the places per row (``rows``), so a
   page can offer exactly the dice the seat may place.
-SCRIPTS.md settles the rest: Fuji is checked once every seat has built, an instant win
+The table's decisions (docs/rules/chiritsumo.md) settle the rest: Fuji is checked once every seat has built, an instant win
 does not add its round, a pass bars nobody, solo winners are the seat at 15 or more.
 """
 from __future__ import annotations

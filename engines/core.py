@@ -1,6 +1,6 @@
 """What every game engine shares: seats, dice, events, errors, the seeded generator.
 
-An engine is a module of four pure functions (see ARCHITECTURE.md):
+An engine is a module of four pure functions (see docs/contracts.md):
 
 - ``setup(seats, options, seed) -> state``
 - ``expects(state) -> dict``: what the game waits for now
@@ -558,7 +558,7 @@ def an_input(type_: str, seats: Iterable[str], prompt: Mapping[str, str], fields
 
 
 def deck_setting(cards_en: str, cards_ja: str) -> dict[str, Any]:
-    """The host's choice of a game's ``deck`` option (SCRIPTS.md convention 5): the table
+    """The host's choice of a game's ``deck`` option (docs/replay.md): the table
     shuffles and deals, or real cards are turned over and named by the host."""
     return field("deck", "choice", cards_en.capitalize(), cards_ja, default="dealt", options=[
         option("dealt", "shuffled and dealt by the table", "テーブルが混ぜて配る"),

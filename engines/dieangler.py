@@ -1,6 +1,6 @@
 """Lord of the Die-angler (ダイ公望): 2 to 5 players, each with 5 d6, a d10 and a d20.
 
-The rules are RULES.md section 2 and the Die-angler section of SCRIPTS.md (binding). A
+The rules are docs/rules/dieangler.md. A
 fish card (お魚カード) is turned over each round; every seat secretly chooses its rod
 (釣り竿): a number of d6 (0-5) and any special dice (d10, d20) not cooling down
 (クールダウン). After the reveal (オープン) the seats fish (アプローチ) in order: fewest
@@ -25,7 +25,7 @@ Events (docs/replay.md, "Lord of the Die-angler events, by example"): ``fish``, 
 (secret), ``uses``, ``throw``, ``rethrow``, ``lure``, ``done``. Phases: ``fish``,
 ``choose``, ``uses``, ``throw``, ``turn``, ``over``.
 
-Decisions where RULES.md and SCRIPTS.md are silent:
+Decisions where the printed rules are silent:
 - ``play`` defaults to 10, or to the number of fish when fewer are given.
 - In a group every seat's turn is open at once after the throw; they may act in any order.
   A seat's turn stays open while it has a re-approach die with a right left (an unspent

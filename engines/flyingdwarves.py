@@ -1,6 +1,6 @@
 """Flying Dwarves (フライング・ドワーフ): 3 to 5 players race flying mine carts twice round a loop.
 
-The rules are RULES.md section 5 and the Flying Dwarves section of SCRIPTS.md (binding).
+The rules are docs/rules/flyingdwarves.md.
 Each player holds propulsion cards (推進カード) 0-4 (0-5 with 5 players), a disc on the
 start, a start cube, four cubes to invest and 3 points. Handicaps (ハンデ) are chosen in
 reverse turn order, the first player none: ``1 point``, ``1 item``, ``2 points`` (4-5
@@ -31,7 +31,7 @@ the glossary and the names of things (``flyingdwarves_data``), the state
 (``flyingdwarves_state``), what the spaces do and the end's scoring
 (``flyingdwarves_spaces``), ``expects`` and ``view`` (``flyingdwarves_view``).
 
-Decisions where RULES.md and SCRIPTS.md are silent:
+Decisions where the printed rules are silent:
 - In an exchange every seat at priority sends an item or a pass, a seat holding no item
   card too (expects offers it the pass alone); n passes in a row end the exchange.
 - The start-cube offer and the goal are checked at the end of every move of a seat, by

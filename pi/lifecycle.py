@@ -1,7 +1,7 @@
 """The game's life cycle at the table: start, resume after a restart, end, undo, and the
 forced moves the table sends by itself.
 
-A game is its seats, options, seed and event list (ARCHITECTURE.md): the state is rebuilt
+A game is its seats, options, seed and event list (docs/contracts.md): the state is rebuilt
 by replaying the stored events (``engines.replay``). Every accepted event goes through
 ``apply``: the engine checks it, the store commits it with its source (the input that
 produced it), the game's ledger (``pi.ledger``) records it, and then the forced moves that
@@ -293,7 +293,7 @@ class Lifecycle:
 
 def forced_event(expects: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The event the table sends by itself when the game waits on one seat only, for one
-    input that leaves it nothing to choose (ARCHITECTURE.md: a forced move): the only
+    input that leaves it nothing to choose (docs/contracts.md: a forced move): the only
     input, not secret, for exactly one seat, not a throw (a player's physical action), and
     each field has exactly one possible value. None otherwise."""
     found = inputs.inputs(expects)

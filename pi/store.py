@@ -1,6 +1,6 @@
 """The event store: SQLite in WAL mode, one file in the data directory.
 
-A game is its seed plus its event list (ARCHITECTURE.md): `games` holds what `setup()`
+A game is its seed plus its event list (docs/contracts.md): `games` holds what `setup()`
 needs, `events` every accepted event in order with the input that produced it (its
 source: the camera, a phone, a seat button, the host, typed, corrected, forced by the
 table) and, for a throw, the name of its thrown-dice field; `rolls` every settled roll the

@@ -1,4 +1,4 @@
-"""An independent reading of RULES.md section 1, for checking the ALEA engine.
+"""An independent reading of docs/rules/alea.md, for checking the ALEA engine.
 
 Written straight from the rule text, with none of the engine's code: ``triggers`` tries
 every assignment of faces to letters, and ``referee`` plays a whole game as one loop over

@@ -1,4 +1,4 @@
-"""Sky City ALEA: one test per rule of RULES.md section 1, named after the rule."""
+"""Sky City ALEA: one test per rule of docs/rules/alea.md, named after the rule."""
 from __future__ import annotations
 
 import json

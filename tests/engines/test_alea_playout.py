@@ -6,7 +6,7 @@ before the reveal changes neither the public view nor another seat's view. Every
 event is refused, in English and in Japanese. Replaying the event list rebuilds the final
 state exactly (every 100th game: every state on the way). Every game ends with exactly one
 winner, and its scores and winner are those of an independent referee written from
-RULES.md (tests/engines/alea_reference.py).
+docs/rules/alea.md (tests/engines/alea_reference.py).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ari Express, rule by rule (RULES.md section 4, SCRIPTS.md's Ari Express section), and
+"""Ari Express, rule by rule (docs/rules/ariexpress.md, the script format's (docs/replay.md) Ari Express section), and
 the exact scoring checked against a brute-force listing of every route."""
 from __future__ import annotations
 
@@ -482,7 +482,7 @@ def test_a_replay_with_a_square_named_in_other_digits_refuses_it(tmp_path, capsy
 def test_a_tape_holds_at_most_max_tape_squares():
     s = turn(2, [1, 2, 3], [1, 2])
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * (ae.MAX_TAPE + 1), "red-1", None)),
-            f"holds {ae.MAX_TAPE + 1} faces; at most {ae.MAX_TAPE}")
+            f"holds {ae.MAX_TAPE + 1} items; at most {ae.MAX_TAPE}")
     started = time.perf_counter()
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * 1_000_000, "red-1", None)), "at most")
     assert time.perf_counter() - started < 1.0  # refused by its length, not read square by square

@@ -1,5 +1,5 @@
-"""Chiritsumo: one test per pattern, building rule, refusal and game rule of RULES.md section 3
-and the Chiritsumo section of SCRIPTS.md, on hand-drawn pyramids; bad input (no whole
+"""Chiritsumo: one test per pattern, building rule, refusal and game rule of docs/rules/chiritsumo.md
+and the Chiritsumo section of docs/replay.md, on hand-drawn pyramids; bad input (no whole
 number, huge lists and names) refused at once in both languages; the texts' words from the
 glossary; the best pyramid against brute force; the chiritsumo-best command."""
 from __future__ import annotations
@@ -223,7 +223,7 @@ def test_a_layout_of_the_wrong_shape_is_one_shape_problem():
 
 
 def test_a_place_takes_every_die_form_of_scripts_md():
-    """SCRIPTS.md convention 4: {"colour", "face"[, "sides"]}, [C, F] or [C, F, SIDES]."""
+    """docs/replay.md's die forms: {"colour", "face"[, "sides"]}, [C, F] or [C, F, SIDES]."""
     forms = [["red", 4], ["red", 4, 6], {"colour": "red", "face": 4}, {"color": "red", "face": 4, "sides": 6}]
     rows = rows_from([forms, [None] * 3, [None] * 2, [None]])
     assert rows[0] == (Die("red", 4),) * 4

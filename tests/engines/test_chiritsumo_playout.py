@@ -5,7 +5,7 @@ illegal events mixed in.
 
 After every accepted event: dice are conserved (every seat's held dice plus the dust pile,
 or plus the solo reserve, stay the same per colour, and every seat holds 10); each build
-scores what an independent scorer written from RULES.md says; totals grow by the round
+scores what an independent scorer written from docs/rules/chiritsumo.md says; totals grow by the round
 scores exactly when a round ends (solo: at each build); scores never fall. Every game ends
 and its winners follow the rules; every refusal met says why in English and in real
 Japanese; for every third game ``core.replay`` of the event list rebuilds the final state

@@ -1,5 +1,5 @@
-"""Lord of the Die-angler, rule by rule (RULES.md section 2, SCRIPTS.md's Die-angler
-section and its rules decisions), and every refusal SCRIPTS.md lists."""
+"""Lord of the Die-angler, rule by rule (docs/rules/dieangler.md, the script format's (docs/replay.md) Die-angler
+section and its rules decisions), and every refusal docs/replay.md lists."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Flying Dwarves, rule by rule (RULES.md section 5, SCRIPTS.md's Flying Dwarves section)."""
+"""Flying Dwarves, rule by rule (docs/rules/flyingdwarves.md, the script format's (docs/replay.md) Flying Dwarves section)."""
 from __future__ import annotations
 
 import json
@@ -615,7 +615,7 @@ def test_bad_data_names_file_entry_and_fault(tmp_path):
 
 
 def test_any_loop_of_two_spaces_or_more_and_any_numbers_set_up():
-    """SCRIPTS.md gives the board and the items no length or range: a hand-worked game may
+    """docs/replay.md gives the board and the items no length or range: a hand-worked game may
     play a short loop with big mines (numbers up to 99, so a move stays a move)."""
     s = fd.setup(seats(3), {"board": ["start", "mine 12"], "items": ["+10", "-11", "copy"]}, 0)
     assert s.board == (("start", None), ("mine", 12)) and "+10" in s.deck + s.used

@@ -54,7 +54,7 @@ def test_replay_of_the_shipped_example_prints_the_expected_final_scores(capsys):
     assert final["phase"] == "over" and final["round"] == 4
 
 
-# --- games worked out by hand from RULES.md section 1 ------------------------------------------
+# --- games worked out by hand from docs/rules/alea.md ------------------------------------------
 
 COLOURS = {"Aki": "red", "Ben": "blue", "Cy": "green", "Dee": "yellow"}
 

@@ -14,7 +14,7 @@ from pi import inputs
 from pi.web import create_app
 
 NAMES = ["Aki", "Ben", "Chie", "Dai", "Emi"]
-#: The games whose rules have a simultaneous secret choice (RULES.md).
+#: The games whose rules have a simultaneous secret choice (docs/rules/).
 SECRET_GAMES = {"alea", "dieangler", "flyingdwarves"}
 COLOURS = ["red", "blue", "green", "yellow", "purple"]
 

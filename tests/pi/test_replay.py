@@ -338,7 +338,7 @@ def nested(depth: int) -> str:
         (['"alea"'], "line 1: the first line must be an object"),
         ([{**HEADER, "seats": [1, 2, 3]}], "line 1: the first line cannot start a game: ."),  # the engine's words
         ([{**HEADER, "seed": 2**64}], "line 1: the first line cannot start a game: .*seed"),
-        ([{**HEADER, "seed": "x" * 5000}], r'"seed" must be a whole number, saw \'x{20,60}\.\.\.$'),
+        ([{**HEADER, "seed": "x" * 5000}], r'"seed" must be a whole number, saw \'x{10,40}\.\.\.x{10,40}\'$'),
     ],
     ids=["long int", "long negative int", "deep header", "deep event", "101 deep", "surrogate in a name",
          "surrogate in an event's key", "NaN", "Infinity", "-Infinity", "1e400", "long line", "header a string",

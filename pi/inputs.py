@@ -35,8 +35,22 @@ def for_host(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [i for i in inputs(expects) if not i.get("secret")]
 
 
-def find(candidates: Iterable[Mapping[str, Any]], type_: Any) -> dict[str, Any] | None:
-    return next((dict(i) for i in candidates if i.get("type") == type_), None)
+def find(candidates: Iterable[Mapping[str, Any]], type_: Any, seat: Any = None) -> dict[str, Any] | None:
+    """The input of type ``type_`` that ``seat`` may send, where a game waits for one such
+    input per seat (each seat's throw); without ``seat``, the first. A seat that may send
+    none of them gets the first with the seats of all of them, which ``event_from_values``
+    refuses naming every seat that is due."""
+    found = [dict(i) for i in candidates if i.get("type") == type_]
+    if seat is None or not found:
+        return found[0] if found else None
+    return next((i for i in found if seat in i.get("seats", [])),
+                dict(found[0], seats=[s for i in found for s in i.get("seats", [])]))
+
+
+def named_seat(values: Any) -> str | None:
+    """The seat the host names in a form or a JSON body (``seat``), if any."""
+    named = _first(values, "seat")
+    return None if named in (None, "") else str(named)
 
 
 def dice_field(inp: Mapping[str, Any]) -> str | None:
@@ -272,7 +286,9 @@ def unread_part(inp: Mapping[str, Any]) -> list[tuple[str, int, int]]:
 def unsure_part(inp: Mapping[str, Any], dice: Sequence[Any]) -> tuple[list[Any], list[tuple[str, int, int]]]:
     """For a camera that reads d10 and d20: (the dice it read, the (colour, sides, count)
     of the d10 and d20 it could not read, for their owners to type). Only dice the throw
-    expects are left to type; an unexpected unreadable die stays, for the prompt."""
+    expects are left to type (in a throw of any size, e.g. a rethrow of the dice picked up,
+    every such die of a known colour); an unexpected unreadable die stays, for the prompt."""
+    any_size = inp.get("dice") is None
     want: dict[tuple[str, int], int] = {}
     for c, sd, n in spec_counts(inp.get("dice")):
         want[(c, sd)] = want.get((c, sd), 0) + n
@@ -280,18 +296,22 @@ def unsure_part(inp: Mapping[str, Any], dice: Sequence[Any]) -> tuple[list[Any],
     for d in dice:
         sides = getattr(d, "sides", 6) or 6
         key = next((k for k in ((d.colour, sides), ("*", sides)) if want.get(k, 0) > 0), None)
-        if sides == 6 or readable(d) or key is None:
+        if sides == 6 or readable(d) or not (key is not None or (any_size and d.colour)):
             read.append(d)
             continue
-        want[key] -= 1
+        if key is not None:
+            want[key] -= 1
         unread[(d.colour, sides)] = unread.get((d.colour, sides), 0) + 1
     return read, [(c, sd, n) for (c, sd), n in unread.items()]
 
 
 def without(inp: Mapping[str, Any], unread: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
     """``inp`` expecting fewer dice: those of ``unread`` (colour, sides, count) left out
-    (a die of a named colour first from its own colour's count, else from "*")."""
-    spec = [dict(d) for d in inp.get("dice") or []]
+    (a die of a named colour first from its own colour's count, else from "*"); a throw of
+    any size (``dice`` null) stays as it is."""
+    if inp.get("dice") is None:
+        return dict(inp)
+    spec = [dict(d) for d in inp["dice"]]
     for colour, sides, n in unread:
         for d in sorted(spec, key=lambda d: d.get("colour", "*") != colour):
             if int(d.get("sides", 6)) == sides and d.get("colour", "*") in (colour, "*"):

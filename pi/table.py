@@ -260,7 +260,7 @@ class Table:
             if seat is not None and seat not in self.seat_names():
                 return error(f"There is no seat called {seat!r} in this game.", f"{seat} という席はこのゲームにありません。")
             allowed = inputs.for_seat(expects, seat) if seat is not None else inputs.for_host(expects)
-            inp = inputs.find(allowed, type_)
+            inp = inputs.find(allowed, type_, seat if seat is not None else inputs.named_seat(values))
             if inp is None:
                 return self._not_now(seat, type_, expects)
             try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
 from typing import Any, Mapping, Sequence
 
 from pi import inputs
@@ -154,25 +155,21 @@ class Throws:
             return ok(applied=False)
         self.shown = Shown(dice, self.last_roll_frame)  # the game waits for these: shown as read until taken
         rethrown = [d for d in dice if d.status == RETHROWN and d.id in self.accepted_ids]
-        inp = next((i for i in throws if i.get("camera") == "rethrown"), None) if rethrown else None
-        if inp is None:
-            throwers = _throwers(throws)
-            if len(throwers) > 1:  # several seats may throw now: whose dice are these?
-                if self.claimed not in {seat for _, seat in throwers}:
-                    self.unclaimed = (dice, before)
-                    who = [seat for _, seat in throwers]
-                    self.prompt = {
-                        "en": f"Several seats may throw now ({', '.join(who)}): the thrower taps "
-                              "\"This was my throw\" on their seat page.",
-                        "ja": f"いま振れる席が複数あります（{'、'.join(who)}）。振った人は自分の席のページで"
-                              "「自分の振り」を押してください。",
-                    }
-                    return ok(applied=False, waiting=who)
-                inp = next(dict(i, seats=[seat]) for i, seat in throwers if seat == self.claimed)
-            elif throwers:
-                inp = throwers[0][0]
-        if inp is None:
+        rethrowers = _throwers(throws, rethrow=True) if rethrown else []
+        throwers = rethrowers or _throwers(throws)
+        if not throwers:
             return ok(applied=False)
+        inp = self._whose(throwers, rethrown if rethrowers else [])
+        if inp is None:  # several seats may throw now: whose dice are these?
+            self.unclaimed = (dice, before)
+            who = [seat for _, seat in throwers if seat is not None]
+            self.prompt = {
+                "en": f"Several seats may throw now ({', '.join(who)}) and the dice do not tell whose throw "
+                      "this is: the thrower taps \"This was my throw\" on their seat page.",
+                "ja": f"いま振れる席が複数あり（{'、'.join(who)}）、ダイスからは誰の振りか分かりません。"
+                      "振った人は自分の席のページで「自分の振り」を押してください。",
+            }
+            return ok(applied=False, waiting=who)
         self.unclaimed, self.claimed = None, None
         mode = inp.get("camera", "new")
         if mode == "all":
@@ -188,7 +185,7 @@ class Throws:
         else:
             unread = inputs.unread_part(inp)
         if unread:
-            return self._camera_part(inp, chosen, unread)
+            return self._camera_part(inp, chosen, unread, before)
         problem = inputs.dice_problem(inp, chosen)
         if problem is None:
             try:
@@ -212,6 +209,19 @@ class Throws:
         self.round_over_check()
         return result
 
+    def _whose(self, throwers: Sequence[tuple[dict[str, Any], str | None]], moved: Sequence[RollDie]) -> dict[str, Any] | None:
+        """The input of the throw these dice are (``throwers``: who may throw now; ``moved``:
+        the dice thrown again, for a rethrow): the only one due, else the seat whose colour
+        every moved die has (each seat rethrows its own dice), else the seat that claimed
+        the throw; None when it cannot be told."""
+        if len(throwers) == 1:
+            return throwers[0][0]
+        colours = self.table.seat_colours()
+        owners = [i for i, seat in throwers if moved and all(d.colour == colours.get(seat) for d in moved)]
+        if len(owners) == 1:
+            return owners[0]
+        return next((i for i, seat in throwers if seat is not None and seat == self.claimed), None)
+
     def claim(self, seat: str) -> Result:
         """``seat`` says the dice on the tray (or the next ones) are its throw, when several
         seats may throw at once and their dice look alike."""
@@ -219,8 +229,7 @@ class Throws:
         with table._lock:
             if table.record is None:
                 return no_game()
-            throwers = {s for _, s in _throwers(inputs.throw_inputs(table.expects_now()))}
-            if seat not in throwers:
+            if seat not in _claimants(inputs.throw_inputs(table.expects_now())):
                 return error("You have no throw to make now.", "いまあなたが振る番ではありません。")
             self.claimed = seat
             pending, self.unclaimed = self.unclaimed, None
@@ -230,8 +239,7 @@ class Throws:
 
     def claimable(self, expects: Mapping[str, Any] | None, seat: str | None) -> bool:
         """Whether ``seat`` may say "this was my throw" (several seats may throw now)."""
-        throwers = _throwers(inputs.throw_inputs(expects))
-        return seat is not None and len(throwers) > 1 and seat in {t for _, t in throwers}
+        return seat is not None and seat in _claimants(inputs.throw_inputs(expects))
 
     def read_layout(self, seat: str) -> Result:
         """``seat``'s dice laid flat under the camera (the last settled roll), placed on the
@@ -261,11 +269,15 @@ class Throws:
 
     # ------------------------------------------------------------------ dice typed by their owners
 
-    def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]]) -> Result:
+    def _camera_part(self, inp: dict[str, Any], chosen: list[RollDie], unread: list[tuple[str, int, int]],
+                     before: Mapping[Any, RollDie]) -> Result:
         """A throw with dice the camera cannot read (d10, d20 ``unread``): take the others
         from the camera and wait for each owner to type these on their seat page
-        (``type_faces``)."""
-        problem = inputs.dice_problem(inputs.without(inp, unread), chosen)
+        (``type_faces``). ``before``: the roll's dice as they lay before (a rethrow's
+        ``picked``)."""
+        rest = inputs.without(inp, unread)
+        # A throw of any size may be of those dice only: nothing read is then no problem.
+        problem = inputs.dice_problem(rest, chosen) if chosen or rest.get("dice") is not None else None
         if problem is not None:
             self.prompt = problem
             return {"ok": False, "error": problem}
@@ -274,7 +286,7 @@ class Throws:
         for colour, sides, n in unread:
             missing.setdefault(owners.get(colour), []).extend([(colour, sides)] * n)
         self.pending = {"input": inp, "dice": [inputs.die_dict(d) for d in chosen], "missing": missing,
-                        "ids": [d.id for d in chosen]}
+                        "ids": [d.id for d in chosen], "before": before}
         who = [s for s in missing if s is not None]
         kinds = "/".join(sorted({f"d{sd}" for v in missing.values() for _, sd in v}))
         self.prompt = {
@@ -312,15 +324,21 @@ class Throws:
             if pending["missing"]:
                 result = ok(applied=False)
             else:
-                inp, dice, ids = pending["input"], pending["dice"], pending["ids"]
-                event = inputs.event_from_values(inp, None, {**inputs.seat_value(inp), inputs.dice_field(inp): dice})
+                inp, dice, read_ids = pending["input"], pending["dice"], pending["ids"]
+                read = Shown(self.last_roll or [], self.last_roll_frame)
+                ids = read_ids + _typed_ids(read.dice, read_ids, dice[len(read_ids):])
+                thrown = [SimpleNamespace(id=i, **_die(d)) for i, d in zip(ids, dice)]
                 index = len(table.ledger.entries)
-                result = table.apply(event, "camera_typed")
+                try:
+                    event = inputs.camera_event(inp, thrown, pending["before"], table.seat_colours())
+                except InputError as exc:
+                    result = {"ok": False, "error": exc.message}
+                else:
+                    result = table.apply(event, "camera_typed")
                 if result["ok"]:
                     self.prompt = None
-                    self.accepted_ids |= set(ids)
-                    read = Shown(self.last_roll or [], self.last_roll_frame)
-                    self.shown = self._applied(index, "camera_typed", read, ids + _typed_ids(read.dice, ids, dice[len(ids):]))
+                    self.accepted_ids |= set(read_ids)
+                    self.shown = self._applied(index, "camera_typed", read, ids)
                     self.round_over_check()
                 else:
                     self.pending = None
@@ -359,7 +377,7 @@ class Throws:
             due = [i for i in inputs.throw_inputs(table.expects_now()) if i.get("camera") != "rethrown"]
             if not due:
                 return error("The game is not waiting for a throw.", "いまはダイスを振る場面ではありません。")
-            inp = due[0]
+            inp = next((i for i in due if seat in i.get("seats", [])), due[0])
             values: dict[str, Any] = {inputs.dice_field(inp): [dict(d) for d in dice]}
             if seat is not None:
                 values["seat"] = seat
@@ -448,18 +466,25 @@ def _with_dice(event: Mapping[str, Any], name: str, dice: Sequence[Mapping[str, 
     return out
 
 
-def _throwers(throws: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str | None]]:
-    """Who may make each (non-rethrow) throw due now: (input, seat) pairs; a group's
-    throw is one pair with seat None."""
+def _throwers(throws: Sequence[Mapping[str, Any]], rethrow: bool = False) -> list[tuple[dict[str, Any], str | None]]:
+    """Who may make each throw due now (``rethrow``: each rethrow due now, else each other
+    throw): (input, seat) pairs, one per seat; a group's throw is one pair with seat None."""
     out: list[tuple[dict[str, Any], str | None]] = []
     for inp in throws:
-        if inp.get("camera") == "rethrown":
+        if (inp.get("camera") == "rethrown") != rethrow:
             continue
         if inp.get("together") or len(inp.get("seats", [])) <= 1:
             out.append((dict(inp), (inp.get("seats") or [None])[0] if not inp.get("together") else None))
         else:
             out.extend((dict(inp, seats=[seat]), seat) for seat in inp["seats"])
     return out
+
+
+def _claimants(throws: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The seats that may say "this was my throw": those of the throws (or of the
+    rethrows) that several seats may make now."""
+    return {seat for rethrow in (False, True) if len(pairs := _throwers(throws, rethrow)) > 1
+            for _, seat in pairs if seat is not None}
 
 
 def roll_die(d: Any) -> RollDie:

@@ -184,8 +184,6 @@ def test_a_seat_rethrows_the_dice_its_form_picked_and_the_camera_reads_a_rethrow
     assert len(moved) == 1 and after[moved[0]][:2] == ("red", event["dice"][0]["face"])
 
 
-@pytest.mark.xfail(strict=True, reason="pi.throws applies rethrown dice to the first rethrow input, not to the "
-                                       "seat whose dice moved")
 def test_the_second_seat_of_a_group_rethrows_through_the_camera(demo):
     table, synthetic = demo
     _dieangler_turn(table)

@@ -255,6 +255,99 @@ def test_dice_left_to_type_come_off_what_the_camera_must_see():
     assert inputs.unsure_part(inp, [sure, unsure, extra]) == ([sure, extra], [("blue", 10, 1)])
 
 
+def _pair_expects(state):
+    """The toy game, but after the group's throw Aki and Ben may each rethrow dice they pick up."""
+    if state.phase != "rethrow":
+        return _expects(state)
+    return {"phase": "rethrow", "winners": [], "inputs": [
+        {"type": "again", "seats": [s.name], "secret": False,
+         "prompt": {"en": f"{s.name} may rethrow.", "ja": f"{s.name}は振り直せます。"},
+         "fields": [{"name": "picked", "kind": "picked", "names": {"10": "d10"}}, {"name": "dice", "kind": "dice"}],
+         "camera": "rethrown", "dice": None} for s in state.seats[:2]]}
+
+
+def _pair_apply(state, event):
+    if event.get("type") == "again" and state.phase == "rethrow":
+        return replace(state, events=state.events + (event_text(event),))
+    return _apply(state, event)
+
+
+PAIR = SimpleNamespace(setup=_setup, expects=_pair_expects, apply=_pair_apply, view=_view, TITLE=TOY.TITLE)
+
+
+def _pair_thrown(panel_and_table, special=False):
+    """The pair game after the group's throw (Aki's red d10 too, read by a camera that reads
+    d10 and d20, when ``special``), and the dice of that throw."""
+    from vision.settle import Roll
+
+    panel, table = panel_and_table
+    table.engine_loader = lambda name: PAIR
+    table.camera.detector = SimpleNamespace(reads_sides=True)
+    assert table.start_game("pair", SEATS3, {"special": special}, seed=1)["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "bid", {"n": 1})["ok"]
+    dice = roll_of([("red", 2), ("blue", 5), ("green", 6)]).dice
+    if special:
+        dice += (replace(dice[0], id=903, face=4, sides=10),)
+    assert table.settled_roll(Roll(dice, 0.0))["ok"] and table.expects_now()["phase"] == "rethrow"
+    return table, dice
+
+
+def _moved(dice, moves, t):
+    """A settled roll of ``dice`` where the dice of ``moves`` ({index: new face}) were thrown again."""
+    from vision.settle import Roll
+
+    return Roll(tuple(replace(d, face=moves[k], status="rethrown") if k in moves else replace(d, status="still")
+                      for k, d in enumerate(dice)), t)
+
+
+def test_a_rethrow_goes_to_the_seat_whose_dice_moved_or_that_claims_it(panel_and_table):
+    table, (red, blue, green) = _pair_thrown(panel_and_table)
+    # Ben's blue die moved: his rethrow, though Aki's is listed first.
+    assert table.settled_roll(_moved((red, blue, green), {1: 3}, 1.0))["ok"]
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "again", "seat": "Ben", "picked": [5], "dice": [{"colour": "blue", "face": 3}]}
+    # Red and blue moved: the dice do not tell whose rethrow it is, and the table says so.
+    events = table.store.events(table.record.id)
+    result = table.settled_roll(_moved((red, blue, green), {0: 1, 1: 4}, 2.0))
+    assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki", "Ben"]
+    assert "the dice do not tell whose throw this is" in table.snapshot()["prompt"]["en"]
+    assert "自分の振り" in table.snapshot()["prompt"]["ja"]
+    assert table.store.events(table.record.id) == events
+    assert table.snapshot("Aki")["claimable"] and not table.snapshot("Chie")["claimable"]
+    assert not table.claim_throw("Chie")["ok"]
+    assert table.claim_throw("Aki")["ok"]  # "This was my throw": the dice on the tray are Aki's rethrow
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "again", "seat": "Aki", "picked": [2, 3], "dice": [{"colour": "red", "face": 1},
+                                                                   {"colour": "blue", "face": 4}]}
+    assert table.snapshot()["prompt"] is None
+
+
+def test_a_rethrown_d10_the_camera_is_unsure_of_is_typed_by_its_owner(panel_and_table):
+    from vision.settle import Roll
+
+    table, dice = _pair_thrown(panel_and_table, special=True)
+    red, blue, green, d10 = dice
+    unsure = replace(d10, face=0, status="rethrown", sure=False, cocked=True)
+    roll = Roll((replace(red, face=6, status="rethrown"), replace(blue, status="still"),
+                 replace(green, status="still"), unsure), 1.0)
+    result = table.settled_roll(roll)
+    assert result["ok"] and not result["applied"] and result["waiting"] == ["Aki"]
+    assert table.snapshot("Aki")["to_type"] == [{"colour": "red", "sides": 10}]
+    assert "Aki: type your d10 on your seat page" in table.snapshot()["prompt"]["en"]
+    assert table.type_faces("Aki", [7])["ok"]
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "again", "seat": "Aki", "picked": [2, "d10"],
+        "dice": [{"colour": "red", "face": 6}, {"colour": "red", "face": 7, "sides": 10}]}
+    # The d10 alone, rethrown and unsure: Aki types it; nothing the camera read is missing.
+    again = Roll((replace(red, face=6, status="still"), replace(blue, status="still"), replace(green, status="still"),
+                  replace(unsure, id=d10.id)), 2.0)
+    assert table.settled_roll(again)["waiting"] == ["Aki"]
+    assert table.type_faces("Aki", [0])["ok"]
+    assert table.store.events(table.record.id)[-1] == {
+        "type": "again", "seat": "Aki", "picked": ["d10"], "dice": [{"colour": "red", "face": 0, "sides": 10}]}
+
+
 def _each_setup(seats, options, seed):
     return Toy(tuple(Seat(s.name, s.colour) for s in seats), phase="throws")
 

@@ -194,6 +194,20 @@ def test_typed_and_corrected_throws(table, store):
     assert not bad["ok"] and _events(table, store) == events
 
 
+def test_the_host_types_the_throw_of_the_seat_it_names_while_others_are_due(table, store):
+    assert table.start_game("chiritsumo", SEATS3, {}, seed=1)["ok"]  # Aki, Ben and Chie each throw ten dice
+    dice = [{"colour": d["colour"], "face": 1 + k % 6} for d in table.expects_now()["inputs"][0]["dice"]
+            for k in range(d["count"])]
+    assert table.act(None, "throw", {"seat": "Ben", "dice": dice})["ok"]
+    assert _events(table, store)[-1] == {"type": "throw", "seat": "Ben", "dice": dice}
+    assert table.typed_throw(dice, seat="Chie")["ok"]
+    assert _events(table, store)[-1]["seat"] == "Chie"
+    again = table.act(None, "throw", {"seat": "Ben", "dice": dice})
+    assert not again["ok"] and again["error"]["en"] == "Ben is not due to send this; due: Aki."
+    assert len(_events(table, store)) == 2
+    assert table.typed_throw(dice)["ok"] and _events(table, store)[-1]["seat"] == "Aki"
+
+
 def test_undo_replays_to_the_same_state(table, store):
     _to_first_throw(table)
     before = table.snapshot()["view"]

@@ -229,7 +229,7 @@ class Throws:
         with table._lock:
             if table.record is None:
                 return no_game()
-            if seat not in _claimants(inputs.throw_inputs(table.expects_now())):
+            if seat not in self._claimants(inputs.throw_inputs(table.expects_now())):
                 return error("You have no throw to make now.", "いまあなたが振る番ではありません。")
             self.claimed = seat
             pending, self.unclaimed = self.unclaimed, None
@@ -239,7 +239,15 @@ class Throws:
 
     def claimable(self, expects: Mapping[str, Any] | None, seat: str | None) -> bool:
         """Whether ``seat`` may say "this was my throw" (several seats may throw now)."""
-        return seat is not None and seat in _claimants(inputs.throw_inputs(expects))
+        return seat is not None and seat in self._claimants(inputs.throw_inputs(expects))
+
+    def _claimants(self, throws: Sequence[Mapping[str, Any]]) -> set[str]:
+        """The seats that may say "this was my throw": those of the throws several seats may
+        make now, and of the rethrows while a roll waits for its thrower (each seat rethrows
+        its own dice, so their colour tells whose they are all but always)."""
+        rounds = (False, True) if self.unclaimed is not None else (False,)
+        return {seat for rethrow in rounds if len(pairs := _throwers(throws, rethrow)) > 1
+                for _, seat in pairs if seat is not None}
 
     def read_layout(self, seat: str) -> Result:
         """``seat``'s dice laid flat under the camera (the last settled roll), placed on the
@@ -478,13 +486,6 @@ def _throwers(throws: Sequence[Mapping[str, Any]], rethrow: bool = False) -> lis
         else:
             out.extend((dict(inp, seats=[seat]), seat) for seat in inp["seats"])
     return out
-
-
-def _claimants(throws: Sequence[Mapping[str, Any]]) -> set[str]:
-    """The seats that may say "this was my throw": those of the throws (or of the
-    rethrows) that several seats may make now."""
-    return {seat for rethrow in (False, True) if len(pairs := _throwers(throws, rethrow)) > 1
-            for _, seat in pairs if seat is not None}
 
 
 def roll_die(d: Any) -> RollDie:

@@ -307,6 +307,7 @@ def test_a_rethrow_goes_to_the_seat_whose_dice_moved_or_that_claims_it(panel_and
     assert table.settled_roll(_moved((red, blue, green), {1: 3}, 1.0))["ok"]
     assert table.store.events(table.record.id)[-1] == {
         "type": "again", "seat": "Ben", "picked": [5], "dice": [{"colour": "blue", "face": 3}]}
+    assert not table.snapshot("Aki")["claimable"]  # the dice's colour tells: no "This was my throw"
     # Red and blue moved: the dice do not tell whose rethrow it is, and the table says so.
     events = table.store.events(table.record.id)
     result = table.settled_roll(_moved((red, blue, green), {0: 1, 1: 4}, 2.0))

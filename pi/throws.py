@@ -109,8 +109,8 @@ class Throws:
     def applied_by_hand(self, index: int, source: str) -> None:
         """The throw at ``index`` of the ledger was typed: it is the last throw now, and the
         dice lying on the table were taken in by hand, so later new dice are the ones the
-        camera has not seen yet."""
-        self.prompt = None
+        camera has not seen yet, and no roll waits for its thrower."""
+        self.prompt, self.unclaimed = None, None
         self.shown = self._applied(index, source)
         if self.last_roll:
             self.accepted_ids |= {d.id for d in self.last_roll}

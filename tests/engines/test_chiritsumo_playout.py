@@ -76,57 +76,6 @@ def ref_score(rows) -> tuple[int, bool, bool]:
 
 
 def random_throw(inp: dict, rng: random.Random) -> list:
-    base = rng.randint(1, 5)
-    style = rng.random()
-    dice = []
-    for spec in inp["dice"]:
-        for _ in range(spec["count"]):
-            if style < 0.35:
-                face = base  # all alike: any layout is legal
-            elif style < 0.7:
-                face = base + rng.randint(0, 1)  # two faces side by side: usually a complete pyramid
-            else:
-                face = rng.randint(1, 6)
-            dice.append([spec["colour"], face])
-    rng.shuffle(dice)
-    return dice
-
-
-def random_layout(throw: list, rng: random.Random, grouped: float = 0.3) -> list:
-    """A legal layout of some of ``throw``: places filled bottom-up with dice that fit
-    (highest faces first, colours grouped with probability ``grouped``: more patterns)."""
-    roll = rng.random()
-    if roll < grouped:
-        order = sorted(throw, key=lambda d: (-d[1], d[0]))
-    elif roll < 0.7:
-        order = sorted(throw, key=lambda d: -d[1])
-    else:
-        order = rng.sample(throw, len(throw))
-    left = list(order)
-    rows = [[None] * n for n in SIZES]
-    skip = rng.choice([0.0, 0.0, 0.1, 0.3])
-    for r in range(4):
-        for i in range(SIZES[r]):
-            if rng.random() < skip:
-                continue
-            fits = []
-            for d in left:
-                if i > 0 and rows[r][i - 1] is not None and abs(rows[r][i - 1][1] - d[1]) > 1:
-                    continue
-                if r > 0:
-                    a, b = rows[r - 1][i], rows[r - 1][i + 1]
-                    if a is None or b is None or d[1] > min(a[1], b[1]):
-                        continue
-                fits.append(d)
-            if fits:
-                # prefer the first that fits (highest face first keeps the rows able to grow)
-                d = fits[0] if rng.random() < 0.8 else rng.choice(fits)
-                left.remove(d)
-                rows[r][i] = d
-    return rows
-
-
-def random_throw(inp: dict, rng: random.Random) -> list:
     """All the dice the throw input asks for, faces alike, neighbours or anything."""
     base = rng.randint(1, 5)
     style = rng.random()

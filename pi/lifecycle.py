@@ -214,7 +214,7 @@ class Lifecycle:
         try:
             after = table.engine.apply(before, event)
         except IllegalEvent as exc:
-            return refused(str(exc), getattr(exc, "ja", None))
+            return refused(exc)
         entry = entry_of(table.engine, before, after, event, source)
         table.store.rewrite(table.record.id, len(entries) - index, [(event, source, entry.throw)])
         table.ledger.truncate(index)
@@ -266,7 +266,7 @@ class Lifecycle:
         try:
             state = table.engine.apply(table.state, event)
         except IllegalEvent as exc:
-            result = refused(str(exc), getattr(exc, "ja", None))
+            result = refused(exc)
             problems = getattr(exc, "problems", None)
             if problems and event.get("seat"):
                 # A refused layout: the seat's own page draws it with the offending places.

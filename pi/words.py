@@ -22,9 +22,9 @@ def no_game() -> Result:
                  "ゲームが始まっていません。ホスト画面から開始してください。")
 
 
-def refused(message: str, ja: str | None = None) -> Result:
-    """An engine's refusal for the pages (in Japanese too when the engine gave one)."""
-    return error(message, ja or f"受け付けられませんでした: {message}")
+def refused(exc: Any) -> Result:
+    """An engine's refusal (an ``EngineError``, always in both languages) for the pages."""
+    return error(exc.en, exc.ja)
 
 
 def join_en(parts: Sequence[str]) -> str:

@@ -38,6 +38,11 @@ def glossary(game: str) -> dict[str, dict[str, str]]:
     return engine_of(game).GLOSSARY
 
 
+#: Scripts and everything else only from the Pi itself; inline style attributes are allowed
+#: (the board drawings colour routes with them), inline script is not.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
 #: What a game uses at the table, when its engine does not say (``engine.USES``): dice under
 #: the camera, the seat buttons (secret numbers), and seat colours that mean whose dice.
 USES_ALL = frozenset({"dice", "buttons", "seat_colours"})
@@ -148,6 +153,16 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
             "game_uses": game_uses,
             "csrf_token": csrf_token,
         }
+
+    @app.after_request
+    def _security_headers(response):
+        """No page may be framed, sniffed into another type, or load code from elsewhere;
+        links to other sites carry no address of the table."""
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -519,3 +519,12 @@ def test_a_seat_link_waits_between_games_and_opens_the_next(client, table):
     assert table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=6)["ok"]
     page = client.get(f"/seat/{token}").get_data(as_text=True)
     assert 'data-seat="Ben"' in page  # the same link, the next game
+
+
+def test_every_answer_carries_the_security_headers(client, table):
+    for path in ("/", f"/seat/{_token(table, 'Aki')}", "/host", "/nowhere", "/api/state"):
+        headers = client.get(path).headers
+        assert "script-src 'self'" in headers["Content-Security-Policy"], path
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
+        assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff", path
+        assert headers["Referrer-Policy"] == "no-referrer", path

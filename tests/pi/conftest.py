@@ -162,3 +162,14 @@ def due_throw(table: Any) -> dict:
     (inp,) = table.expects_now()["inputs"]
     dice = {d["colour"]: d["count"] for d in inp["dice"]}
     return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
+
+
+def wait_until(table: Any, predicate, limit: int = 200, timeout: float = 10, what=None) -> None:
+    """Until ``predicate()`` holds, awaiting each change of the table (no sleeping); at
+    most ``limit`` changes, each within ``timeout`` s. ``what()`` says why it failed."""
+    version = -1
+    for _ in range(limit):
+        if predicate():
+            return
+        version = table.wait_for_change(version, timeout=timeout)
+    raise AssertionError(what() if what else "the table never reached the expected state")

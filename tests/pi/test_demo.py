@@ -19,6 +19,8 @@ from vision.camera import SyntheticTable
 from vision.detector import Detection
 from vision.settle import Settler
 
+from tests.pi.conftest import wait_until
+
 SEATS4 = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"},
           {"name": "Chie", "colour": "green"}, {"name": "Dai", "colour": "yellow"}]
 
@@ -50,15 +52,6 @@ def demo(config, store):
     table.start()
     yield table, synthetic
     table.stop()
-
-
-def wait_until(table, predicate, limit: int = 200) -> None:
-    version = -1
-    for _ in range(limit):
-        if predicate():
-            return
-        version = table.wait_for_change(version, timeout=10)
-    raise AssertionError("the table never reached the expected state")
 
 
 def events(table) -> list[dict]:

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from tests.pi.conftest import BROWSER_MARKS, FakeClock
+from tests.pi.conftest import BROWSER_MARKS, FakeClock, wait_until
 
 pytestmark = [*BROWSER_MARKS, pytest.mark.slow]
 
@@ -49,12 +49,8 @@ class Phones:
         return self.table.store.events(self.table.record.id)
 
     def wait_until(self, predicate, limit: int = 400) -> None:
-        version = -1
-        for _ in range(limit):
-            if predicate():
-                return
-            version = self.table.wait_for_change(version, timeout=20)
-        raise AssertionError(f"the table never got there; due: {self.table.snapshot()['due']['en']}")
+        wait_until(self.table, predicate, limit, timeout=20,
+                   what=lambda: f"the table never got there; due: {self.table.snapshot()['due']['en']}")
 
     def seat(self, name: str):
         """The seat's phone page, opened afresh (the old one may be reloading itself)."""

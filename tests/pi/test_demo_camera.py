@@ -20,6 +20,8 @@ from pi.table import Table
 from vision.camera import SyntheticTable
 from vision.settle import Settler
 
+from tests.pi.conftest import wait_until
+
 NAMES = ["Aki", "Ben", "Chie", "Dai"]
 COLOURS = ["red", "blue", "green", "yellow"]
 
@@ -52,12 +54,7 @@ class Play:
         return self.table.store.events(self.table.record.id)
 
     def wait_until(self, predicate, limit: int = 400) -> None:
-        version = -1
-        for _ in range(limit):
-            if predicate():
-                return
-            version = self.table.wait_for_change(version, timeout=30)
-        raise AssertionError("the table never reached the expected state")
+        wait_until(self.table, predicate, limit, timeout=30)
 
     def through_camera(self, kind: str, do) -> dict:
         """A demo hand whose dice the camera must read; what a player does when it cannot

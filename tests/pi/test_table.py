@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pi.table import Table
-from tests.pi.conftest import SEATS3, declare, declare_on_button, dice_for, due_throw, roll_of
+from tests.pi.conftest import SEATS3, declare, declare_on_button, dice_for, due_throw, roll_of, wait_until
 
 
 def _expects(table: Table) -> dict:
@@ -346,15 +346,6 @@ class _Detector:
         return list(self.detections)
 
 
-def _wait_until(table: Table, predicate, limit: int = 100) -> None:
-    version = -1
-    for _ in range(limit):
-        if predicate():
-            return
-        version = table.wait_for_change(version, timeout=10)
-    raise AssertionError("the table never reached the expected state")
-
-
 def test_camera_thread_settles_a_roll_into_a_throw(config, store):
     from vision.camera import CameraError, RetryingCamera
     from vision.settle import Settler
@@ -374,7 +365,7 @@ def test_camera_thread_settles_a_roll_into_a_throw(config, store):
     try:
         _to_first_throw(table)
         table.start()
-        _wait_until(table, lambda: _expects(table)["dice"] != {"red": 1})
+        wait_until(table, lambda: _expects(table)["dice"] != {"red": 1}, limit=100)
         assert store.events(table.record.id)[-1] == {"type": "throw", "dice": [{"colour": "red", "face": 4}]}
         assert table.frame_jpeg()[:2] == b"\xff\xd8"
         assert table.roll_jpeg()[:2] == b"\xff\xd8"
@@ -396,7 +387,7 @@ def test_a_camera_that_stays_down_is_reported_and_the_game_goes_on(config, store
     try:
         _to_first_throw(table)
         table.start()
-        _wait_until(table, lambda: not table.snapshot()["camera"]["ok"])
+        wait_until(table, lambda: not table.snapshot()["camera"]["ok"], limit=100)
         message = table.snapshot()["camera"]["message"]
         assert "no camera on /dev/video0" in message["en"] and "host page" in message["en"] and message["ja"]
         page = create_app(table, config, {"TESTING": True}).test_client().get(
@@ -486,7 +477,7 @@ def test_demo_throws_flow_through_the_camera_thread(config, store):
                 break
             before = len(store.events(table.record.id))
             assert table.demo.throw()["ok"]
-            _wait_until(table, lambda: len(store.events(table.record.id)) > before or table.prompt is not None)
+            wait_until(table, lambda: len(store.events(table.record.id)) > before or table.prompt is not None, limit=100)
             assert table.prompt is None, table.prompt
             thrown = store.events(table.record.id)[-1]["dice"]
             assert sorted(d["colour"] for d in thrown) == sorted(c for c, n in exp["dice"].items() for _ in range(n))

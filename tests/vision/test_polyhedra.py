@@ -48,5 +48,5 @@ def test_a_value_the_die_does_not_carry_is_refused():
     img = np.zeros((50, 50, 3), np.float32)
     with pytest.raises(ValueError, match="d10 shows 0-9"):
         polyhedra.draw(img, 10, 10, 25, 25, 30, (0, 0, 200), (255, 255, 255), np.random.default_rng(0))
-    with pytest.raises(ValueError, match="10 or 20 sides"):
+    with pytest.raises(ValueError, match="6, 10 or 20 sides"):
         polyhedra.values(8)

@@ -7,10 +7,11 @@ Two small models from `models/` (see models/MODEL.md):
    threshold, boxes mapped back to the image's own pixels). Two more passes cover the
    sizes the main one misses: at 128 px for a close-up's big dice, and at 768 px for small
    dice in a photo that has the detail (its longer side 768 px or more);
-2. `dice_classifier.onnx`, a tiny CNN on 48x48 crops around each found die (side 1.25x
-   the box, cut from the full-resolution image), all crops in one batch: "not a die" or
-   what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing 0-9, a d20
-   showing 1-20; a classifier with 7 outputs knows the d6 only).
+2. `dice_classifier.onnx` (8 bits) or `dice_classifier_float.onnx` (the same in floats;
+   `classifier=`, see vision.classifiers), a tiny CNN on 48x48 crops around each found
+   die (side 1.25x the box, cut from the full-resolution image), all crops in one batch:
+   "not a die" or what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing
+   0-9, a d20 showing 1-20; a classifier with 7 outputs knows the d6 only).
 
 A die's confidence = detector score x classifier probability of its best reading. A die
 whose best reading is unsure (probability < `face_min`, `NUMBERED_FACE_MIN` for a d10 or
@@ -22,11 +23,14 @@ Only numpy, OpenCV and onnxruntime: no torch here.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 DET_LONG = 384
 #: Two more passes of the detector for dice outside the main pass's sizes (models/MODEL.md,
@@ -54,6 +58,8 @@ SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
+#: The same classifier in floats: quicker than the 8-bit one on some CPUs (vision.classifiers).
+FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).
 FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 #: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
@@ -141,22 +147,29 @@ class Detector:
     confidence of a die `detect()` reports; `score_threshold`: the least detector score of
     a candidate (default: the decision threshold, since a die's confidence is at most its
     score); `faces`: a `vision.faces.FaceBook` of this table's own faces (`dicetable
-    teach`), which override the classifier where it knows the face.
+    teach`), which override the classifier where it knows the face; `classifier`: which
+    classifier file reads the crops, "int8" (`CLASSIFIER_FILE`), "float"
+    (`FLOAT_CLASSIFIER_FILE`) or "auto", the quicker of the two on this machine, timed at
+    start (the appliance's default), remembered in `choices` (a path, see
+    `vision.classifiers.ChoiceFile`) when given; a missing file is replaced by the other.
+    `self.classifier` tells which was taken and how (`vision.classifiers.Choice`).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
                  score_threshold: float = DECISION, die_threshold: float = 0.5, face_min: float = 0.6,
-                 views: int = 2, decision: float = DECISION, faces=None):
+                 views: int = 2, decision: float = DECISION, faces=None, classifier: str = "int8",
+                 choices: str | Path | None = None):
         import onnxruntime as ort
 
+        from vision import classifiers
+
+        classifiers.check_choice(classifier)
         d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
-        paths = [d / DETECTOR_FILE, d / CLASSIFIER_FILE]
-        for p in paths:
-            if not p.is_file():
-                raise ModelMissingError(
-                    f"{p} not found: the dice models ship in models/ of the dicetable source; "
-                    "pass model_dir= (or --models) pointing at a folder with "
-                    f"{DETECTOR_FILE} and {CLASSIFIER_FILE}, or retrain (models/MODEL.md)")
+        missing = (f"not found: the dice models ship in models/ of the dicetable source; pass model_dir= (or "
+                   f"--models) pointing at a folder with {DETECTOR_FILE} and {CLASSIFIER_FILE} (or "
+                   f"{FLOAT_CLASSIFIER_FILE}), or retrain (models/MODEL.md)")
+        if not (d / DETECTOR_FILE).is_file():
+            raise ModelMissingError(f"{d / DETECTOR_FILE} {missing}")
         so = ort.SessionOptions()
         so.intra_op_num_threads = max(1, int(threads))
         so.inter_op_num_threads = 1
@@ -164,12 +177,19 @@ class Detector:
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
         prov = ["CPUExecutionProvider"]
-        self._det = ort.InferenceSession(str(paths[0]), so, providers=prov)
-        self._cls = ort.InferenceSession(str(paths[1]), so, providers=prov)
+        self._det = ort.InferenceSession(str(d / DETECTOR_FILE), so, providers=prov)
+        files = {"int8": d / CLASSIFIER_FILE, "float": d / FLOAT_CLASSIFIER_FILE}
+        try:
+            self.classifier, self._cls = classifiers.choose(
+                classifier, files, lambda p: ort.InferenceSession(str(p), so, providers=prov),
+                threads=so.intra_op_num_threads, remember=classifiers.ChoiceFile(choices) if choices else None)
+        except FileNotFoundError:
+            raise ModelMissingError(f"{files['int8']} {missing}") from None
+        log.info("dice classifier: %s", self.classifier.describe())
         n = self._cls.get_outputs()[0].shape[1]
         if n not in (7, len(CLASSES)):
-            raise ModelMissingError(f"{paths[1]} has {n} outputs; this dicetable reads classifiers of 7 "
-                                    f"(d6) or {len(CLASSES)} (d6, d10, d20) classes")
+            raise ModelMissingError(f"{files[self.classifier.kind]} has {n} outputs; this dicetable reads "
+                                    f"classifiers of 7 (d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold

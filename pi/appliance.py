@@ -216,8 +216,9 @@ def build(
 
 
 def load_detector(config: Any, notes: list[str]) -> Any:
-    """The shipped dice model with the table's calibrated colours and taught faces; None
-    with a note when the model is not there (the game goes on with typed dice)."""
+    """The shipped dice model with the table's calibrated colours and taught faces, and the
+    quicker of its two classifiers on this machine (`Detector(classifier="auto")`, logged);
+    None with a note when the model is not there (the game goes on with typed dice)."""
     from pi.calibration import colour_table_path, faces_path
 
     try:
@@ -243,8 +244,10 @@ def load_detector(config: Any, notes: list[str]) -> Any:
             faces = FaceBook.load(path)
         except ValueError as exc:
             notes.append(f"cannot use the taught faces ({exc}); reading without them")
-    try:
-        return Detector(colours=colours, faces=faces)
+    from vision.classifiers import CHOICE_FILE_NAME
+
+    try:  # the quicker classifier on this machine, timed once and remembered in the data folder
+        return Detector(colours=colours, faces=faces, classifier="auto", choices=config.data_dir / CHOICE_FILE_NAME)
     except FileNotFoundError as exc:
         notes.append(f"no dice model: {exc}. Thrown dice are applied as typed dice until the model is there.")
         return None

@@ -184,12 +184,33 @@ def _label(f: Mapping[str, Any], lang: str) -> str:
     return label.get(lang) or label.get("en") or f["name"]
 
 
+#: The largest number (either sign) a page may send for a game's field: far beyond any
+#: game's range, far within SQLite's and every engine's integers.
+NUMBER_LIMIT = 10**9
+
+
+def whole(value: Any, limit: int = NUMBER_LIMIT) -> int | None:
+    """A whole number a request sent: an int (never a bool or a float) or a text of ASCII
+    digits with an optional sign, at most ``limit`` either side of 0; None for anything
+    else (other scripts' digits, "1_000", "1e3", 10**5000, True)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]{1,19}", value.strip()):
+        number = int(value.strip())
+    else:
+        return None
+    return number if -limit <= number <= limit else None
+
+
 def _int(text: Any, f: Mapping[str, Any]) -> int:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise InputError(f"{_label(f, 'en')}: {text!r} is not a whole number.",
-                         f"{_label(f, 'ja')}: 「{text}」は整数ではありません。") from None
+    number = whole(text)
+    if number is None:
+        shown = str(text)[:40]
+        raise InputError(f"{_label(f, 'en')}: {shown!r} is not a whole number from -{NUMBER_LIMIT} to {NUMBER_LIMIT}.",
+                         f"{_label(f, 'ja')}: 「{shown}」は -{NUMBER_LIMIT} から {NUMBER_LIMIT} までの整数ではありません。")
+    return number
 
 
 def _option(f: Mapping[str, Any], text: Any) -> Any:
@@ -203,7 +224,11 @@ def _option(f: Mapping[str, Any], text: Any) -> Any:
 
 def _parse(f: Mapping[str, Any], raw: Any) -> Any:
     kind = f.get("kind")
-    if not isinstance(raw, str):
+    if not isinstance(raw, str):  # JSON: typed already; numbers are bounded all the same
+        if kind == "number":
+            return _int(raw, f)
+        if kind == "numbers" and isinstance(raw, list):
+            return [_int(v, f) for v in raw]
         return raw
     if kind == "number":
         return _int(raw, f)
@@ -216,7 +241,7 @@ def _parse(f: Mapping[str, Any], raw: Any) -> Any:
                              "（d10・d20 は「red 7 d10」）。")
         return dice
     if kind == "picked":
-        return [int(p) if p.lstrip("-").isdigit() else p for p in re.split(r"[\s,、]+", raw.strip()) if p]
+        return [_picked(p) for p in re.split(r"[\s,、]+", raw.strip()) if p]
     if kind == "numbers":
         return [_int(p, f) for p in re.split(r"[\s,、]+", raw.strip()) if p]
     if kind in ("json", "layout"):
@@ -228,6 +253,16 @@ def _parse(f: Mapping[str, Any], raw: Any) -> Any:
     return raw
 
 
+def _picked(text: str) -> Any:
+    """A picked die as a form sends it: its face (a number) or a name ("d10")."""
+    number = whole(text)
+    return text if number is None else number
+
+
+#: The most dice a request may name (a full tray holds 40).
+MAX_DICE = 64
+
+
 def parse_dice(text: str) -> list[dict[str, Any]] | None:
     """``"red 3, blue 5, red 7 d10"`` -> dice dicts; None when a part is unreadable."""
     dice = []
@@ -235,12 +270,32 @@ def parse_dice(text: str) -> list[dict[str, Any]] | None:
         part = part.strip()
         if not part:
             continue
-        match = re.fullmatch(r"([A-Za-z_\-]+)\s*[: ]\s*(\d+)(?:\s*d(\d+))?", part, flags=re.IGNORECASE)
+        match = re.fullmatch(r"([A-Za-z_\-]{1,20})\s*[: ]\s*([0-9]{1,3})(?:\s*d([0-9]{1,3}))?", part, flags=re.IGNORECASE)
         if not match:
             return None
         die: dict[str, Any] = {"colour": match.group(1).lower(), "face": int(match.group(2))}
         if match.group(3) and int(match.group(3)) != 6:
             die["sides"] = int(match.group(3))
+        dice.append(die)
+    return dice if len(dice) <= MAX_DICE else None
+
+
+def checked_dice(value: Any) -> list[dict[str, Any]] | None:
+    """Dice a JSON body sent (``[{"colour", "face"[, "sides"]}, ...]``) with every number
+    bounded (faces and sides up to 999, at most ``MAX_DICE`` dice); None when a die is not
+    one. The engine then says whether they fit the throw."""
+    if not isinstance(value, list) or len(value) > MAX_DICE:
+        return None
+    dice = []
+    for d in value:
+        if not isinstance(d, Mapping) or not isinstance(d.get("colour"), str) or len(d["colour"]) > 20:
+            return None
+        face, sides = whole(d.get("face"), 999), whole(d.get("sides", 6), 999)
+        if face is None or sides is None:
+            return None
+        die: dict[str, Any] = {"colour": d["colour"], "face": face}
+        if sides != 6:
+            die["sides"] = sides
         dice.append(die)
     return dice
 

@@ -70,9 +70,17 @@ class Lifecycle:
         except ValueError as exc:  # SetupError
             return error(str(exc), f"ゲームを始められません: {exc}")
         with table._lock:
-            if table.record is not None:
-                self._put_away()
-            game_id = table.store.new_game(game, seats, options, seed)
+            # The game it replaces ends in the same transaction: a start that fails (a full
+            # disk, options the store cannot keep) leaves the game on the table as it was.
+            ending = self.table.record.id if self.running() else None
+            try:
+                game_id = table.store.new_game(game, seats, options, seed, ending=ending)
+            except Exception as exc:  # noqa: BLE001 - whatever the store says, nothing changed
+                log.exception("could not store a new game")
+                return error(f"The new game could not be saved ({exc}); nothing changed. Check the data folder.",
+                             f"新しいゲームを保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
+            if ending is not None:
+                log.info("game %s ended by the host", ending)
             table.record = GameRecord(game_id, game, seats, options, seed, table.links(seats))
             table.engine, table.state, table.ledger = engine, state, Ledger.start(engine, state)
             table.clear_round()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schema this code writes (PRAGMA user_version).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -65,6 +65,9 @@ CREATE INDEX rolls_by_game ON rolls (game_id, time);
 CREATE TABLE seat_links (
     generation INTEGER NOT NULL  -- the table's seat links in use: 0 first, +1 per reissue (one row)
 );
+CREATE TABLE host_sessions (
+    generation INTEGER NOT NULL  -- the host logins that count: 0 first, +1 per logout (one row)
+);
 """
 
 #: What each schema version adds to the one before (a store of an older version is
@@ -78,6 +81,8 @@ _MIGRATIONS = {
         "ALTER TABLE rolls ADD COLUMN counted INTEGER NOT NULL DEFAULT 1",
         "DROP TABLE links",
         "CREATE TABLE seat_links (generation INTEGER NOT NULL)"],
+    # Host logins end on the server at a logout (a saved cookie no longer counts).
+    4: ["CREATE TABLE host_sessions (generation INTEGER NOT NULL)"],
 }
 
 
@@ -197,11 +202,14 @@ class Store:
     # --- games ---------------------------------------------------------------------------
 
     def new_game(self, game: str, seats: Iterable[Any], options: Mapping[str, Any] | None,
-                 seed: int) -> int:
-        """Record a new game; returns its id."""
+                 seed: int, ending: int | None = None) -> int:
+        """Record a new game; returns its id. ``ending``: the game it takes the place of,
+        ended in the same transaction (if anything fails, neither changes)."""
         seats_json = _dumps(list(seats), "seats")
         options_json = _dumps(dict(options or {}), "options")
         with self._lock, self._transaction():
+            if ending is not None:
+                self._end(ending, None)
             cur = self._db.execute(
                 "INSERT INTO games (game, seats, options, seed, started) VALUES (?, ?, ?, ?, ?)",
                 (game, seats_json, options_json, int(seed), self._clock()),
@@ -237,10 +245,13 @@ class Store:
     def end_game(self, game_id: int, winner: str | None = None) -> None:
         """Mark the game ended (with its winner, if any)."""
         with self._lock, self._transaction():
-            cur = self._db.execute("UPDATE games SET ended = ?, winner = ? WHERE id = ?",
-                                   (self._clock(), winner, game_id))
-            if cur.rowcount == 0:
-                raise KeyError(f"no game {game_id} in the store")
+            self._end(game_id, winner)
+
+    def _end(self, game_id: int, winner: str | None) -> None:
+        cur = self._db.execute("UPDATE games SET ended = ?, winner = ? WHERE id = ?",
+                               (self._clock(), winner, game_id))
+        if cur.rowcount == 0:
+            raise KeyError(f"no game {game_id} in the store")
 
     def reopen(self, game_id: int) -> None:
         """Mark an ended game as being played again (an undo took back its end)."""
@@ -314,16 +325,32 @@ class Store:
 
     def link_generation(self) -> int:
         """Which seat links of the table are valid: 0 at first, +1 per reissue."""
-        with self._lock:
-            row = self._db.execute("SELECT generation FROM seat_links").fetchone()
-        return 0 if row is None else int(row[0])
+        return self._generation("seat_links")
 
     def new_links(self) -> int:
         """Make the seat links of the next generation the valid ones; returns it."""
+        return self._next_generation("seat_links")
+
+    # --- host logins ---------------------------------------------------------------------
+
+    def host_generation(self) -> int:
+        """Which host logins count: those made in this generation (0 at first)."""
+        return self._generation("host_sessions")
+
+    def end_host_sessions(self) -> int:
+        """A logout: every host login made so far stops counting; returns the new generation."""
+        return self._next_generation("host_sessions")
+
+    def _generation(self, table: str) -> int:
+        with self._lock:
+            row = self._db.execute(f"SELECT generation FROM {table}").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _next_generation(self, table: str) -> int:
         with self._lock, self._transaction():
-            generation = self.link_generation() + 1
-            self._db.execute("DELETE FROM seat_links")
-            self._db.execute("INSERT INTO seat_links (generation) VALUES (?)", (generation,))
+            generation = self._generation(table) + 1
+            self._db.execute(f"DELETE FROM {table}")
+            self._db.execute(f"INSERT INTO {table} (generation) VALUES (?)", (generation,))
         return generation
 
     # --- rolls ---------------------------------------------------------------------------

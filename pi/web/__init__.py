@@ -7,11 +7,14 @@ events and plain JavaScript (no build step).
 """
 from __future__ import annotations
 
+import json
 import logging
+import math
 import secrets
 from typing import Any
 
 from flask import Flask, g, jsonify, render_template, request, session
+from flask.json.provider import DefaultJSONProvider
 from jinja2 import pass_context
 from werkzeug.exceptions import HTTPException
 
@@ -55,6 +58,61 @@ def game_uses(game: str | None) -> frozenset[str]:
     return frozenset(getattr(engine_of(game), "USES", USES_ALL))
 
 
+#: How deep a JSON body may nest (no page sends more than a few levels).
+MAX_JSON_DEPTH = 32
+
+
+class BadJSON(ValueError):
+    """A JSON body the pages refuse: malformed, nested too deep, or with a number out of bounds."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise BadJSON(f"{name} is not a number")
+
+
+def _bounded_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadJSON(f"{text[:20]} is not a finite number")
+    return value
+
+
+def loads_bounded(data: str | bytes) -> Any:
+    """JSON as a request may send it: nested at most ``MAX_JSON_DEPTH`` deep, every number
+    finite and every whole number within SQLite's 64 bits; ``BadJSON`` otherwise (never a
+    RecursionError, whatever the depth)."""
+    try:
+        value = json.loads(data, parse_constant=_refuse_constant, parse_float=_bounded_float)
+    except RecursionError:
+        raise BadJSON("nested too deep") from None
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise BadJSON("nested too deep")
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        elif isinstance(item, int) and not isinstance(item, bool) and not -(1 << 63) <= item < (1 << 63):
+            raise BadJSON("a whole number beyond 64 bits")
+    return value
+
+
+class BoundedJSON(DefaultJSONProvider):
+    """Flask's JSON, reading request bodies with ``loads_bounded``."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return loads_bounded(s)
+
+
+def is_host() -> bool:
+    """This browser is logged in as the host: its session carries the store's current host
+    generation (a logout moves it on, so a cookie saved before a logout is refused)."""
+    given = session.get("host")
+    if isinstance(given, bool) or not isinstance(given, int):
+        return False
+    return given == table_of().store.host_generation()
+
+
 def _secret_key(table: Any) -> str:
     """The session key, derived from the table's secret (kept in the data directory), so
     host logins survive a restart."""
@@ -68,6 +126,7 @@ def _secret_key(table: Any) -> str:
 def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = None) -> Flask:
     """The Flask app of the table's pages."""
     app = Flask(__name__)
+    app.json = BoundedJSON(app)
     app.config.update(
         SECRET_KEY=_secret_key(table),
         SESSION_COOKIE_HTTPONLY=True,
@@ -110,6 +169,19 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         app.register_blueprint(demo.bp)
 
     @app.before_request
+    def _json_body():
+        """Every JSON body is read here, once, before any route: one that is malformed, not
+        UTF-8, nested deeper than MAX_JSON_DEPTH or holding a number out of bounds is a 400
+        that says so (routes then read ``request.get_json()``'s cached value)."""
+        if not request.is_json or not request.get_data(cache=True):
+            return None
+        try:
+            request.get_json()
+        except Exception:  # werkzeug's BadRequest, from BadJSON or bad UTF-8
+            return error_response(400, i18n.both("bad_json"))
+        return None
+
+    @app.before_request
     def _csrf():
         """State-changing requests carry the session's token (a form field or the
         X-CSRF-Token header); seat pages are reached through their secret link instead."""
@@ -118,7 +190,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         endpoint = request.endpoint or ""
         if endpoint.startswith("seat.") or endpoint in ("status.switch_language", "static"):
             return None
-        if endpoint.startswith("host.") and endpoint != "host.login" and not session.get("host"):
+        if endpoint.startswith("host.") and endpoint != "host.login" and not is_host():
             return None  # refused anyway: the page says to log in first
         expected = session.get("csrf")
         given = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""

@@ -2,8 +2,10 @@
 
 GET /history               the game being played and the finished games, newest first: date,
                            game, seats, scores, winners (or "ended by the host")
-GET /history/<id>          one game (being played or over) round by round: its log, each
-                           line in the round it happened in, newest round first
+GET /history/<id>          one game round by round: its log, each line in the round it
+                           happened in, newest round first; the game being played shows only
+                           its public log (what the status page shows), any other game only
+                           once it has ended
 GET /history/<id>.jsonl    a finished game's script (docs/replay.md), which `dicetable
                            replay` plays back; each event's "comment" says how it came in
                            (the camera, a phone, typed, corrected, forced by the table); a
@@ -38,8 +40,9 @@ def finished_games() -> list[dict[str, Any]]:
     table = table_of()
     cache: dict[tuple[int, float], dict[str, Any]] = current_app.extensions.setdefault("finished_games", {})
     out = []
+    playing = table.record.id if table.running() else None
     for record in reversed(table.store.games()):
-        if record.ended is None:
+        if record.ended is None or record.id == playing:  # still being played: not history yet
             continue
         key = (record.id, record.ended)  # an undo may reopen a game, and it ends again
         if key not in cache:
@@ -96,12 +99,7 @@ def game_rounds(game_id: int) -> dict[str, Any]:
             snap = table.snapshot()
             return _rounds_page(table.store.game(game_id), snap["title"], snap["view"], table.ledger.rounds(snap["log"]),
                                 table.record.over)
-    if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
-        abort(404)
-    try:
-        record = table.store.game(game_id)
-    except KeyError:
-        abort(404)
+    record = public_record(game_id)
     cache: dict[tuple[int, float | None], dict[str, Any]] = current_app.extensions.setdefault("game_rounds", {})
     key = (game_id, record.ended)
     if key not in cache:
@@ -118,6 +116,24 @@ def game_rounds(game_id: int) -> dict[str, Any]:
     return cache[key]
 
 
+def public_record(game_id: int) -> Any:
+    """The stored game ``game_id`` when its history is public: it has ended (by its rules,
+    or the host ended it) and is not still being played on the table (whatever the store
+    says). 404 otherwise: a game being played may hold secret choices not yet revealed."""
+    table = table_of()
+    if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
+        abort(404)
+    try:
+        record = table.store.game(game_id)
+    except KeyError:
+        abort(404)
+    with table._lock:
+        on_table = table.record is not None and table.record.id == game_id and not table.record.over
+    if record.ended is None or on_table:
+        abort(404)
+    return record
+
+
 def _rounds_page(record: Any, name: dict[str, str], view: dict[str, Any] | None, rounds: list[dict[str, Any]],
                  over: bool) -> dict[str, Any]:
     return {"id": record.id, "game": record.game, "title": name, "ended": record.ended,
@@ -130,14 +146,7 @@ def _rounds_page(record: Any, name: dict[str, str], view: dict[str, Any] | None,
 @bp.get("/history/<int:game_id>.jsonl")
 def script(game_id: int):
     store = table_of().store
-    if game_id > 2**63 - 1:  # beyond SQLite's integers: no such game
-        abort(404)
-    try:
-        record = store.game(game_id)
-    except KeyError:
-        abort(404)
-    if record.ended is None:
-        abort(404)  # a running game's events may hold secret choices
+    record = public_record(game_id)
     header = {"game": record.game, "seats": [{"name": s["name"], "colour": s["colour"]} for s in record.seats],
               "options": record.options, "seed": record.seed}
     lines = [json.dumps(header, ensure_ascii=False)]

@@ -37,7 +37,7 @@ from werkzeug.datastructures import MultiDict
 
 from engines.core import COLOURS
 from pi import inputs
-from pi.web import error_response, i18n, json_object, table_of, wants_json
+from pi.web import error_response, i18n, is_host, json_object, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def _config() -> Any:
 def host_required(view):
     @wraps(view)
     def wrapper(*args, **kwargs):
-        if not session.get("host"):
+        if not is_host():
             message = i18n.both("host_login_first")
             if wants_json():
                 return error_response(403, message)
@@ -81,7 +81,7 @@ def _done(result: dict[str, Any]):
 
 @bp.get("")
 def page():
-    if not session.get("host"):
+    if not is_host():
         return render_template("host_login.html")
     table = table_of()
     config = _config()
@@ -198,7 +198,7 @@ def login():
     if isinstance(pin, str) and _config().check_pin(pin):
         csrf = session.get("csrf")
         session.clear()
-        session["host"] = True
+        session["host"] = table_of().store.host_generation()
         if csrf:
             session["csrf"] = csrf
         with _failures_lock:
@@ -231,6 +231,10 @@ def _unconfirmed() -> dict[str, Any]:
 
 @bp.post("/logout")
 def logout():
+    """Log out: every host login made so far ends on the server too (a copy of the
+    cookie is refused afterwards), this browser's and any other's."""
+    if is_host():
+        table_of().store.end_host_sessions()
     session.clear()
     return redirect(url_for("status.index"))
 
@@ -268,12 +272,10 @@ def start():
         return _done({"ok": False, "error": i18n.both("no_seat_selected")})
     if table_of().running() and not _confirmed():
         return _done(_unconfirmed())
-    try:
-        if isinstance(seed, (bool, float)):
-            raise TypeError
-        seed = None if seed is None else int(seed)
-    except (TypeError, ValueError):
-        return _done({"ok": False, "error": {"en": "The seed must be a whole number.", "ja": "シードは整数で入力してください。"}})
+    if seed is not None:
+        seed = inputs.whole(seed, (1 << 63) - 1)
+        if seed is None:
+            return _done({"ok": False, "error": i18n.both("bad_seed")})
     return _done(table_of().start_game(game, seats, options, seed))
 
 
@@ -313,8 +315,7 @@ def act():
 
 def _dice_from_request() -> list[dict[str, Any]] | None:
     if request.is_json:
-        dice = json_object().get("dice")
-        return dice if isinstance(dice, list) else None
+        return inputs.checked_dice(json_object().get("dice"))
     return inputs.parse_dice(request.form.get("dice", ""))
 
 

@@ -207,6 +207,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "rounds": {"en": "Round by round", "ja": "ラウンドごと"},
     "rounds_so_far": {"en": "This game's rounds so far", "ja": "このゲームのこれまでのラウンド"},
     "last_round": {"en": "Last round", "ja": "前のラウンド"},
+    "bad_json": {"en": "The request's JSON could not be read: it must be valid UTF-8 JSON, nested at most "
+                       "32 deep, with finite numbers and whole numbers within 64 bits.",
+                 "ja": "リクエストの JSON を読めません。正しい UTF-8 の JSON で、入れ子は32段まで、"
+                       "数は有限、整数は64ビットの範囲で送ってください。"},
+    "bad_seed": {"en": "The seed must be a whole number from -9223372036854775807 to 9223372036854775807 "
+                       "(digits 0-9 only).",
+                 "ja": "シードは -9223372036854775807 から 9223372036854775807 までの整数（0〜9の数字のみ）で入力してください。"},
 }
 
 

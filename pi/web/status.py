@@ -17,7 +17,7 @@ import time
 from typing import Any, Callable
 
 from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template,
-                   request, stream_with_context, url_for)
+                   request, stream_with_context)
 
 from pi.web import i18n, table_of
 
@@ -71,7 +71,7 @@ class StreamSlots:
 
     def give_back(self, pool: str) -> None:
         with self._lock:
-            self.open[pool] -= 1
+            self.open[pool] = max(0, self.open[pool] - 1)
 
 
 def stream_slots() -> StreamSlots:
@@ -93,6 +93,9 @@ def sse_response(snapshot: Callable[[], dict[str, Any] | None],
     page that is closed or reloaded gives its thread back within ``SSE_CHECK_S``: waitress
     (with request lookahead) tells when the client has gone.
     """
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if request.method == "HEAD":  # the headers only: no stream, so no slot
+        return Response(mimetype="text/event-stream", headers=headers)
     table = table_of()
     slots = stream_slots()
     if not slots.take(pool):
@@ -100,6 +103,16 @@ def sse_response(snapshot: Callable[[], dict[str, Any] | None],
         response.status_code = 503
         response.headers["Retry-After"] = "30"
         return response
+    taken = [True]
+
+    def give_back() -> None:
+        """Once, whichever comes first: the stream ends, or the server closes the answer
+        (a client gone before the stream started: its generator never runs)."""
+        try:
+            taken.pop()  # atomic: only one caller gets the slot's token
+        except IndexError:
+            return
+        slots.give_back(pool)
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
     check = min(keepalive, float(current_app.config["SSE_CHECK_S"]))
     max_s = current_app.config["SSE_MAX_S"]
@@ -109,7 +122,7 @@ def sse_response(snapshot: Callable[[], dict[str, Any] | None],
         try:
             yield from updates()
         finally:
-            slots.give_back(pool)
+            give_back()
 
     def updates():
         started = last_write = time.monotonic()
@@ -143,8 +156,9 @@ def sse_response(snapshot: Callable[[], dict[str, Any] | None],
             last_write = time.monotonic()
             yield f"id: {snap['version']}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(give_back)
+    return response
 
 
 @bp.get("/camera.jpg")
@@ -167,14 +181,23 @@ def roll_jpg():
 def switch_language(code: str):
     if code not in i18n.LANGUAGES:
         abort(404)
-    target = request.form.get("next") or request.referrer or url_for("status.index")
-    if not target.startswith("/") or target.startswith("//"):
-        # Only back to a page of this site (a referrer is a full URL).
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(target)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    response = redirect(target)
+    response = redirect(local_path(request.form.get("next") or request.referrer))
     response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax")
     g.lang = code
     return response
+
+
+def local_path(target: str | None) -> str:
+    """Where a redirect may go: a path of this site ("/" for anything else). A full URL (a
+    referrer) keeps its path and query; no other site ("//evil", "https://x", "/\\evil"),
+    no control characters (a CRLF would split the answer's headers), nothing but ASCII."""
+    from urllib.parse import urlsplit
+
+    target = target or "/"
+    if not target.isascii() or any(ord(c) < 0x20 or c == "\x7f" for c in target):
+        return "/"
+    parts = urlsplit(target)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if "\\" in path or not path.startswith("/") or path.startswith("//"):
+        return "/"
+    return path

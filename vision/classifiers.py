@@ -146,11 +146,12 @@ class ChoiceFile:
 
 def choose(classifier: str, paths: dict[str, Path], open_session: Callable[[Path], object], threads: int = 1,
            remember: ChoiceFile | None = None,
-           timer: Callable[[dict[str, object]], dict[str, float]] = time_kinds) -> tuple[Choice, object]:
+           timer: Callable[[dict[str, object]], dict[str, float]] | None = None) -> tuple[Choice, object]:
     """The classifier to read with and its session. `paths`: kind -> file (either may be
     missing: the other is used); `classifier`: "int8" or "float" as asked (the other when
     its file is missing), or "auto": the quicker on this machine, remembered in `remember`
-    when given. Raises FileNotFoundError when neither file is there."""
+    when given; `timer` times the sessions (default `time_kinds`). Raises
+    FileNotFoundError when neither file is there."""
     check_choice(classifier)
     present = [k for k in KINDS if Path(paths[k]).is_file()]
     if not present:
@@ -168,7 +169,7 @@ def choose(classifier: str, paths: dict[str, Path], open_session: Callable[[Path
     if choice is not None:
         return choice, open_session(paths[choice.kind])
     sessions = {k: open_session(paths[k]) for k in KINDS}
-    ms = timer(sessions)
+    ms = (timer or time_kinds)(sessions)
     choice = Choice(quicker(ms), "timed", {k: ms[k] for k in KINDS})
     if remember is not None:
         remember.put(key, choice)

@@ -85,15 +85,18 @@ def register(sub) -> None:
 
     p = sub.add_parser("bench", help="time the dice reading on 640x480 frames with 10 dice, or on your photos",
                        description="Median and 90th percentile ms per 640x480 frame with 10 rendered dice, "
-                                   "end to end after decoding, with 1 and 4 threads; peak memory. With --photos: "
-                                   "ms per photo of `detect --json` on those photos, file reading and "
-                                   "decoding included.")
+                                   "end to end after decoding, with 1 and 4 threads, the 8-bit and the float "
+                                   "classifier side by side, and which of them the appliance's `auto` picks on "
+                                   "this machine; peak memory. With --photos: ms per photo of `detect --json` on "
+                                   "those photos, file reading and decoding included.")
     p.add_argument("--photos", nargs="+", metavar="PATH",
                    help="image files or folders to time instead of the rendered frames")
     p.add_argument("--runs", type=positive_int,
                    help="timed runs per thread count (default 50), or with --photos passes over them (default 5)")
     p.add_argument("--threads", type=positive_int, nargs="+",
                    help="thread counts (default 1 4, or with --photos 1)")
+    p.add_argument("--classifier", choices=["int8", "float"],
+                   help="time this classifier only (default: both, side by side)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     _views(p)
     p.set_defaults(handler=bench_command)
@@ -331,23 +334,32 @@ def evaluate_command(args) -> int:
 
 def bench_command(args) -> int:
     try:
-        if args.photos:
-            files, errors = image_paths(args.photos)
-            if errors or not files:
-                for e in errors or ["no photos given"]:
-                    print(f"dicetable bench: {e}", file=sys.stderr)
-                return 2
-            report = run_photo_bench(files, model_dir=args.models, passes=args.runs or 5, threads=args.threads or [1],
-                                     views=args.views)
-        else:
-            report = run_bench(model_dir=args.models, runs=args.runs or 50, threads=args.threads or [1, 4],
-                               views=args.views)
+        report = bench_report(args)
     except (FileNotFoundError, ValueError) as exc:
         print(f"dicetable bench: {exc}", file=sys.stderr)
+        return 2
+    if report is None:
         return 2
     print(format_bench(report))
     print(json.dumps(report))
     return 0
+
+
+def bench_report(args) -> dict | None:
+    """The figures `dicetable bench` prints for its arguments; None after saying on stderr
+    why there is nothing to time (photos that are not there). Raises FileNotFoundError
+    (models missing) and ValueError as the Detector does."""
+    kinds = (args.classifier,) if args.classifier else None
+    if args.photos:
+        files, errors = image_paths(args.photos)
+        if errors or not files:
+            for e in errors or ["no photos given"]:
+                print(f"dicetable bench: {e}", file=sys.stderr)
+            return None
+        return run_photo_bench(files, model_dir=args.models, passes=args.runs or 5, threads=args.threads or [1],
+                               views=args.views, kinds=kinds)
+    return run_bench(model_dir=args.models, runs=args.runs or 50, threads=args.threads or [1, 4], views=args.views,
+                     kinds=kinds)
 
 
 def bench_frames(n_frames: int = 8, n_dice: int = 10, seed: int = 0):
@@ -367,72 +379,108 @@ def bench_frames(n_frames: int = 8, n_dice: int = 10, seed: int = 0):
     return frames
 
 
-def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, views: int = 2) -> dict:
-    """Median and p90 ms of Detector.detect() per frame for each thread count."""
-    import time
+def _bench_detectors(model_dir, threads: int, views: int, kinds) -> tuple[dict, list[str]]:
+    """A Detector per classifier kind to time (`kinds`, default both), and the kinds whose
+    file is missing (not timed: the Detector would read with the other)."""
+    from vision.classifiers import KINDS
+    from vision.detector import Detector
+
+    dets, missing = {}, []
+    for kind in kinds or KINDS:
+        det = Detector(model_dir=model_dir, threads=threads, views=views, classifier=kind)
+        if det.classifier.kind == kind:
+            dets[kind] = det
+        else:
+            missing.append(kind)
+    return dets, missing
+
+
+def _auto_choice(model_dir, threads: int) -> dict:
+    """What `Detector(classifier="auto")` picks on this machine with `threads` threads,
+    timed now (as the appliance's first start does)."""
+    import dataclasses
 
     from vision.detector import Detector
+
+    det = Detector(model_dir=model_dir, threads=threads, colours=False, classifier="auto")
+    return {"threads": threads, **dataclasses.asdict(det.classifier)}
+
+
+def run_bench(model_dir=None, runs: int = 50, threads=(1, 4), warmup: int = 5, views: int = 2, kinds=None) -> dict:
+    """Median and p90 ms of Detector.detect() per frame for each thread count and
+    classifier kind (`kinds`, default both; their runs taken in turn, so that a busy moment
+    of the machine slows both alike), and what `auto` picks."""
+    import time
 
     frames = bench_frames()
-    report: dict = {"frame": "640x480, 10 dice (vision.synth.render_table)", "runs": runs, "views": views, "results": []}
+    report: dict = {"frame": "640x480, 10 dice (vision.synth.render_table)", "runs": runs, "views": views,
+                    "results": [], "auto": []}
     for n in threads:
-        det = Detector(model_dir=model_dir, threads=n, views=views)
-        for i in range(warmup):
-            det.detect(frames[i % len(frames)])
-        times = []
-        found = []
+        dets, report["missing"] = _bench_detectors(model_dir, n, views, kinds)
+        for det in dets.values():
+            for i in range(warmup):
+                det.detect(frames[i % len(frames)])
+        times: dict = {k: [] for k in dets}
+        found: dict = {k: [] for k in dets}
         for i in range(runs):
             f = frames[i % len(frames)]
-            t0 = time.perf_counter()
-            dice = det.detect(f)
-            times.append((time.perf_counter() - t0) * 1000)
-            found.append(len(dice))
-        report["results"].append(_timing(n, times, times, found))
+            for kind, det in dets.items():
+                t0 = time.perf_counter()
+                dice = det.detect(f)
+                times[kind].append((time.perf_counter() - t0) * 1000)
+                found[kind].append(len(dice))
+        for kind in dets:
+            report["results"].append(_timing(n, times[kind], times[kind], found[kind], kind))
+        report["auto"].append(_auto_choice(model_dir, n))
     return _with_machine(report)
 
 
-def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=(1,), views: int = 2) -> dict:
+def run_photo_bench(files: list[Path], model_dir=None, passes: int = 5, threads=(1,), views: int = 2,
+                    kinds=None) -> dict:
     """`dicetable detect --json`'s own work on photo files, per photo: reading and decoding
     the file, the dice with faces and colours, the JSON line (not the process's start). For
-    each thread count: the median over `passes` passes of the mean ms a photo, and the 90th
-    percentile of single photos."""
+    each thread count and classifier kind (passes taken in turn): the median over `passes`
+    passes of the mean ms a photo, and the 90th percentile of single photos."""
     import time
 
-    from vision.detector import Detector
-
-    report: dict = {"photos": len(files), "passes": passes, "views": views, "results": []}
+    report: dict = {"photos": len(files), "passes": passes, "views": views, "results": [], "auto": []}
     for n in threads:
-        det = Detector(model_dir=model_dir, threads=n, views=views)
-        for f in files[:5]:
-            detect_line(det, f)  # warm-up
-        means, singles, found = [], [], []
+        dets, report["missing"] = _bench_detectors(model_dir, n, views, kinds)
+        for det in dets.values():
+            for f in files[:5]:
+                detect_line(det, f)  # warm-up
+        means: dict = {k: [] for k in dets}
+        singles: dict = {k: [] for k in dets}
+        found: dict = {k: [] for k in dets}
         for _ in range(passes):
-            start = time.perf_counter()
-            for f in files:
-                t0 = time.perf_counter()
-                line = detect_line(det, f)
-                json.dumps(line)
-                singles.append((time.perf_counter() - t0) * 1000)
-                found.append(len(line["dice"]))
-            means.append((time.perf_counter() - start) * 1000 / len(files))
-        report["results"].append(_timing(n, means, singles, found))
+            for kind, det in dets.items():
+                start = time.perf_counter()
+                for f in files:
+                    t0 = time.perf_counter()
+                    line = detect_line(det, f)
+                    json.dumps(line)
+                    singles[kind].append((time.perf_counter() - t0) * 1000)
+                    found[kind].append(len(line["dice"]))
+                means[kind].append((time.perf_counter() - start) * 1000 / len(files))
+        for kind in dets:
+            report["results"].append(_timing(n, means[kind], singles[kind], found[kind], kind))
+        report["auto"].append(_auto_choice(model_dir, n))
     return _with_machine(report)
 
 
-def _timing(threads: int, runs: list[float], singles: list[float], found: list[int]) -> dict:
-    """One thread count's line of a bench report: the median of `runs` and the 90th
-    percentile of `singles` (ms), and the mean number of dice found."""
+def _timing(threads: int, runs: list[float], singles: list[float], found: list[int], classifier: str) -> dict:
+    """One line of a bench report (a thread count and a classifier): the median of `runs`
+    and the 90th percentile of `singles` (ms), and the mean number of dice found."""
     import numpy as np
 
-    return {"threads": threads, "median_ms": round(float(np.median(runs)), 2),
+    return {"threads": threads, "classifier": classifier, "median_ms": round(float(np.median(runs)), 2),
             "p90_ms": round(float(np.percentile(singles, 90)), 2), "mean_dice_found": round(float(np.mean(found)), 2)}
 
 
-def _with_machine(report: dict) -> dict:
-    """`report` with this process's peak memory and the machine it ran on."""
+def machine() -> dict:
+    """The machine and the versions that its figures depend on."""
     import os
     import platform
-    import resource
 
     import cv2
     import numpy as np
@@ -440,10 +488,17 @@ def _with_machine(report: dict) -> dict:
 
     from vision.evaluate import cpu_name
 
+    return {"cpu": cpu_name(), "cores": os.cpu_count(), "os": f"{platform.system()} {platform.release()}",
+            "arch": platform.machine(), "python": platform.python_version(), "numpy": np.__version__,
+            "opencv": cv2.__version__, "onnxruntime": onnxruntime.__version__}
+
+
+def _with_machine(report: dict) -> dict:
+    """`report` with this process's peak memory and the machine it ran on."""
+    import resource
+
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    report["machine"] = {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
-                         "numpy": np.__version__, "opencv": cv2.__version__,
-                         "onnxruntime": onnxruntime.__version__}
+    report["machine"] = machine()
     return report
 
 
@@ -454,13 +509,19 @@ def format_bench(report: dict) -> str:
                       f"{report['passes']} timed passes over them"), "photo"
     else:
         what, each = f"frame: {report['frame']}, {report['runs']} timed runs per thread count", "frame"
-    lines = [f"machine: {m['cpu']}, {m['cores']} cores; python {m['python']}, numpy {m['numpy']}, "
-             f"opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
+    lines = [f"machine: {m['cpu']}, {m['cores']} cores, {m['os']} {m['arch']}; python {m['python']}, "
+             f"numpy {m['numpy']}, opencv {m['opencv']}, onnxruntime {m['onnxruntime']}",
              f"{what}, {report['views']} view(s) per die"]
     for r in report["results"]:
         over = f" (more threads than the {m['cores']} cores)" if m["cores"] and r["threads"] > m["cores"] else ""
-        lines.append(f"threads {r['threads']}: median {r['median_ms']} ms, p90 {r['p90_ms']} ms, "
-                     f"{r['mean_dice_found']} dice found per {each}{over}")
+        lines.append(f"threads {r['threads']}, {r['classifier']:>5} classifier: median {r['median_ms']} ms, "
+                     f"p90 {r['p90_ms']} ms, {r['mean_dice_found']} dice found per {each}{over}")
+    for kind in report.get("missing", []):
+        lines.append(f"{kind} classifier: its file is not in the models folder; not timed")
+    for a in report.get("auto", []):
+        ms = ", ".join(f"{k} {v:.2f} ms" for k, v in (a["ms"] or {}).items())
+        lines.append(f"auto picks the {a['kind']} classifier with {a['threads']} thread(s) "
+                     f"({a['how']}{': ' + ms + ' per batch of crops' if ms else ''})")
     lines.append(f"peak memory (max RSS): {report['peak_rss_mb']} MB")
     return "\n".join(lines)
 

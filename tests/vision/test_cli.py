@@ -185,10 +185,40 @@ def test_bench_reports_times_and_memory(capsys):
     assert main(["bench", "--runs", "3", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
-    (r,) = report["results"]
-    assert r["threads"] == 1 and 0 < r["median_ms"] <= r["p90_ms"]
+    assert [(r["threads"], r["classifier"]) for r in report["results"]] == [(1, "int8"), (1, "float")]
+    for r in report["results"]:
+        assert 0 < r["median_ms"] <= r["p90_ms"]
     assert report["peak_rss_mb"] > 0 and "cores" in report["machine"]
     assert report["views"] == 2 and "2 view(s) per die" in out
+
+
+def test_bench_puts_both_classifiers_side_by_side_and_says_what_auto_picks(capsys, monkeypatch):
+    from vision import classifiers
+
+    monkeypatch.setattr(classifiers, "time_kinds", lambda sessions: {"int8": 3.0, "float": 1.0})
+    assert main(["bench", "--runs", "2", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["auto"] == [{"threads": 1, "kind": "float", "how": "timed", "ms": {"int8": 3.0, "float": 1.0}}]
+    assert "threads 1,  int8 classifier: median" in out and "threads 1, float classifier: median" in out
+    assert "auto picks the float classifier with 1 thread(s)" in out
+
+
+def test_bench_times_one_classifier_when_asked_and_names_a_missing_file(tmp_path, capsys):
+    assert main(["bench", "--runs", "2", "--threads", "1", "--classifier", "float"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [r["classifier"] for r in report["results"]] == ["float"]
+    models = Path(__file__).resolve().parents[2] / "models"
+    shutil.copy(models / "dice_detector.onnx", tmp_path)
+    shutil.copy(models / "dice_classifier.onnx", tmp_path)
+    assert main(["bench", "--runs", "2", "--threads", "1", "--models", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert [r["classifier"] for r in report["results"]] == ["int8"] and report["missing"] == ["float"]
+    assert report["auto"][0]["kind"] == "int8" and report["auto"][0]["how"] == "only file"
+    assert "float classifier: its file is not in the models folder; not timed" in out
+    with pytest.raises(SystemExit):
+        main(["bench", "--classifier", "fp16"])
 
 
 def test_bench_on_photos_times_what_detect_does_per_photo(tmp_path, capsys):
@@ -197,7 +227,8 @@ def test_bench_on_photos_times_what_detect_does_per_photo(tmp_path, capsys):
     assert main(["bench", "--photos", str(tmp_path), "--runs", "2"]) == 0
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
-    (r,) = report["results"]
+    r, other = report["results"]
+    assert (r["classifier"], other["classifier"]) == ("int8", "float") and other["mean_dice_found"] > 0
     assert report["photos"] == 2 and report["passes"] == 2 and r["threads"] == 1
     assert 0 < r["median_ms"] and 0 < r["p90_ms"]
     # the same dice as `detect` prints for these photos

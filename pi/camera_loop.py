@@ -9,10 +9,22 @@ every frame teaches it, and the dice whose place looks as the tray looked withou
 die printed on the cloth, a token) are dropped before the settler sees them. It is used
 with the image model (`vision.detector.Detector`); a detector that does not read the image
 (the tests' fakes) gets no background unless one is passed.
+
+The loop also looks after the camera: each read runs on a reader thread of its own, so a
+read that hangs (a camera that neither answers nor fails) leaves the loop free to see it.
+When no frame has come for ``RESTART_S`` the loop restarts the camera (``restart()``, else
+``close()``) and again after a backoff that doubles up to ``RESTART_MAX_S``. Meanwhile it
+tells systemd (``sd_notify`` over ``$NOTIFY_SOCKET``): ``READY=1`` at start, then
+``WATCHDOG=1`` only while frames arrive, so a camera that restarts do not bring back ends
+in systemd restarting the service (``WatchdogSec=`` in systemd/dicetable.service). A camera
+that has given no frame since the start (unplugged, or absent) keeps the watchdog fed while
+it answers: restarting the service cannot bring it, and the game goes on with typed dice.
 """
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 from typing import Any, Callable
 
@@ -23,6 +35,14 @@ FRAME_INTERVAL_S = 0.1
 JPEG_INTERVAL_S = 0.2
 # A camera that has not answered for this long while the loop runs is reported as stalled.
 STALL_S = 5.0
+# No frame for this long: the loop restarts the camera, then again after a backoff that
+# doubles from RESTART_S up to RESTART_MAX_S (WatchdogSec= gives it three tries).
+RESTART_S = 10.0
+RESTART_MAX_S = 60.0
+# How long the loop waits for a read before it looks at the time again.
+POLL_S = 0.25
+# WATCHDOG=1 at most this often while frames arrive.
+WATCHDOG_EVERY_S = 1.0
 # Mean grey-level change (0-255) of a 80x60 copy of the frame above which the table moves.
 MOTION_THRESHOLD = 1.5
 # Quiet seconds after which the background is learned (see vision/background.py).
@@ -70,6 +90,13 @@ class CameraLoop:
         self._still = False  # the settler reported the layout and nothing has moved since
         self._previous_small: Any = None
         self._asked_at: float | None = None  # when the running read() was called
+        self.frames = 0  # frames read since start()
+        self.restarts = 0  # times the loop restarted the camera
+        self._last_frame: float | None = None  # when the last frame came (else when the loop started)
+        self._next_restart = 0.0
+        self._backoff = RESTART_S
+        self._last_ping = float("-inf")
+        self.notifier = Notifier()
 
     def health(self) -> dict[str, Any]:
         """The camera's status for the pages, including a read that hangs (a camera that
@@ -84,6 +111,18 @@ class CameraLoop:
             }}
         return dict(self.status)
 
+    def report(self) -> dict[str, Any]:
+        """The camera for /healthz: whether frames arrive, the age of the last one (s, None
+        before the first), how many frames and camera restarts, and what is wrong."""
+        health = self.health()
+        now, last = self.clock(), self._last_frame
+        age = None if last is None or not self.frames else round(max(0.0, now - last), 1)
+        arriving = self._thread is not None and age is not None and age < STALL_S
+        return {"ok": bool(health["ok"] and (arriving or self._thread is None or not self.frames)),
+                "running": self._thread is not None, "frames_arriving": arriving,
+                "last_frame_age_s": age, "frames": self.frames, "restarts": self.restarts,
+                "problem": None if health["ok"] else (health.get("message") or {}).get("en")}
+
     @property
     def latest_frame(self) -> Any:
         with self._lock:
@@ -94,7 +133,11 @@ class CameraLoop:
         self._reset = True
 
     def start(self) -> None:
-        if self.camera is None or self._thread is not None:
+        if self._thread is not None:
+            return
+        self.notifier = Notifier()  # $NOTIFY_SOCKET as it is now
+        self.notifier.send("READY=1")
+        if self.camera is None:
             return
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -107,34 +150,84 @@ class CameraLoop:
             self._thread = None
 
     def _run(self) -> None:
-        from vision.camera import CameraError
-
-        while not self._stop.is_set():
-            started = self._asked_at = self.clock()
-            try:
-                frame = self.camera.read()
-            except CameraError as exc:  # a bare source; RetryingCamera returns None instead
-                frame, reason = None, str(exc)
-            except Exception as exc:  # a fault the appliance rides out
-                log.exception("camera read failed")
-                frame, reason = None, str(exc)
-            else:
-                reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
-            finally:
+        self._last_frame = self.clock()  # a camera that never gives a frame stalls from here
+        self._backoff = RESTART_S
+        self._next_restart = self._last_frame + RESTART_S
+        reader = _Reader(self.camera)
+        hung = False
+        try:
+            while not self._stop.is_set():
+                started = self.clock()
+                self._asked_at = reader.ask(started)
+                answer = reader.answer(POLL_S)
+                if answer is None:  # the read has not come back yet
+                    if not hung and self.clock() - self._asked_at >= STALL_S:
+                        hung = True
+                        self.on_status()  # the pages say the camera does not answer
+                    reader = self._restart_when_due(reader)
+                    continue
+                hung = False
                 self._asked_at = None
-            if frame is None:
-                self._set_status(False, str(reason or "no frame"))
-                self._stop.wait(self.frame_interval)
-                continue
-            self._set_status(True, None)
-            with self._lock:
-                self._latest = frame
-            if self.detector is not None and self.settler is not None:
-                try:
-                    self._read_dice(frame)
-                except Exception:
-                    log.exception("reading the dice failed; the game goes on with typed dice")
-            self._stop.wait(max(0.0, self.frame_interval - (self.clock() - started)))
+                frame, reason = answer
+                if frame is None:
+                    self._set_status(False, str(reason or "no frame"))
+                    if not self.frames:  # down since the start: a restart of the service cannot help
+                        self._watchdog()
+                    reader = self._restart_when_due(reader)
+                    self._stop.wait(self.frame_interval)
+                    continue
+                self._arrived()
+                self._set_status(True, None)
+                with self._lock:
+                    self._latest = frame
+                if self.detector is not None and self.settler is not None:
+                    try:
+                        self._read_dice(frame)
+                    except Exception:
+                        log.exception("reading the dice failed; the game goes on with typed dice")
+                # at most one frame interval, whatever the clock did
+                self._stop.wait(min(self.frame_interval, max(0.0, self.frame_interval - (self.clock() - started))))
+        finally:
+            reader.abandon()
+            self._asked_at = None
+
+    def _arrived(self) -> None:
+        """A frame came: the restarts start over and the watchdog is fed."""
+        if self.frames and self._last_frame is not None and self.clock() - self._last_frame >= STALL_S:
+            log.warning("camera: frames again after %.0f s", self.clock() - self._last_frame)
+        self.frames += 1
+        self._last_frame = self.clock()
+        self._backoff = RESTART_S
+        self._next_restart = self._last_frame + RESTART_S
+        self._watchdog()
+
+    def _watchdog(self) -> None:
+        now = self.clock()
+        if not 0 <= now - self._last_ping < WATCHDOG_EVERY_S:
+            self._last_ping = now
+            self.notifier.send("WATCHDOG=1")
+
+    def _restart_when_due(self, reader: _Reader) -> _Reader:
+        """Restart the camera when no frame has come for the backoff (close and reopen it);
+        returns the reader to use next (a new one: the old one may hang in its read)."""
+        now = self.clock()
+        if now < self._next_restart:
+            return reader
+        self.restarts += 1
+        waited = now - (self._last_frame if self._last_frame is not None else now)
+        log.warning("camera: no frame for %.0f s; restarting it (restart %d)", waited, self.restarts)
+        self.notifier.send(f"STATUS=camera: no frame for {waited:.0f} s; restart {self.restarts}")
+        reader.abandon()
+        restart = getattr(self.camera, "restart", None) or getattr(self.camera, "close", None)
+        try:
+            if restart is not None:
+                restart()
+        except Exception:
+            log.exception("restarting the camera failed")
+        self._next_restart = now + self._backoff
+        self._backoff = min(self._backoff * 2, RESTART_MAX_S)
+        self.on_status()
+        return _Reader(self.camera)
 
     def _read_dice(self, frame: Any) -> None:
         if self._reset:
@@ -215,6 +308,83 @@ class CameraLoop:
             cached = encode_jpeg(image)
             self._roll_jpeg = (roll, cached)
             return cached
+
+
+class _Reader:
+    """Reads ``camera`` on a thread of its own, one read per ``ask()``: a read that hangs
+    holds only this thread, and the loop sees it (``answer()`` stays None)."""
+
+    def __init__(self, camera: Any) -> None:
+        self.camera = camera
+        self._want = threading.Event()
+        self._done = threading.Event()
+        self._answer: tuple[Any, Any] = (None, None)
+        self._asked: float | None = None
+        self._abandoned = False
+        threading.Thread(target=self._run, name="camera-read", daemon=True).start()
+
+    def ask(self, now: float) -> float:
+        """Start a read unless one is running; returns when the running read was asked."""
+        if self._asked is None:
+            self._asked = now
+            self._done.clear()
+            self._want.set()
+        return self._asked
+
+    def answer(self, timeout: float) -> tuple[Any, Any] | None:
+        """(frame or None, why none) once the read has come back; None while it runs."""
+        if not self._done.wait(timeout):
+            return None
+        self._asked = None
+        return self._answer
+
+    def abandon(self) -> None:
+        """This reader reads no more (its thread ends once a running read comes back)."""
+        self._abandoned = True
+        self._want.set()
+
+    def _run(self) -> None:
+        from vision.camera import CameraError
+
+        while True:
+            self._want.wait()
+            self._want.clear()
+            if self._abandoned:
+                return
+            try:
+                frame = self.camera.read()
+            except CameraError as exc:  # a bare source; RetryingCamera returns None instead
+                frame, reason = None, str(exc)
+            except Exception as exc:  # a fault the appliance rides out
+                log.exception("camera read failed")
+                frame, reason = None, str(exc)
+            else:
+                reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
+            if self._abandoned:
+                return
+            self._answer = (frame, reason)
+            self._done.set()
+
+
+class Notifier:
+    """systemd's notification socket (sd_notify(3)): one datagram per message to
+    ``$NOTIFY_SOCKET`` (a path, or an abstract name starting with "@"); nothing without it."""
+
+    def __init__(self, address: str | None = None) -> None:
+        self.address = os.environ.get("NOTIFY_SOCKET") if address is None else address
+
+    def send(self, message: str) -> bool:
+        if not self.address:
+            return False
+        target = "\0" + self.address[1:] if self.address.startswith("@") else self.address
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+                s.connect(target)
+                s.sendall(message.encode())
+        except OSError as exc:
+            log.debug("sd_notify %s: %s", message, exc)
+            return False
+        return True
 
 
 def _default_background(detector: Any, frame_interval: float) -> Any:

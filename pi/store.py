@@ -20,6 +20,7 @@ same file (another process, or a restart) sees everything committed.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import sqlite3
 import threading
@@ -90,6 +91,23 @@ class StoreError(RuntimeError):
     """The database cannot be used; the message says what to do."""
 
 
+def write_problem(exc: BaseException) -> str | None:
+    """What a failed write says of the disk: "disk_full", "read_only", "io", or None when
+    the failure is not the disk's (a missing game, a value that cannot be stored)."""
+    if isinstance(exc, OSError):
+        return {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EROFS: "read_only"}.get(exc.errno, "io")
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        text = str(exc).lower()
+        if code == 13 or "disk is full" in text:  # SQLITE_FULL
+            return "disk_full"
+        if code == 8 or "readonly" in text or "read-only" in text:  # SQLITE_READONLY
+            return "read_only"
+        if code in (10, 14) or "disk i/o" in text:  # SQLITE_IOERR, SQLITE_CANTOPEN
+            return "io"
+    return None
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """One game as stored: what `engine.setup(seats, options, seed)` needs, and its end."""
@@ -137,6 +155,10 @@ class Store:
     def __init__(self, path: str | Path, *, clock=_time.time, busy_timeout: float = 10.0) -> None:
         self.path = path if str(path) == ":memory:" else Path(path)
         self._clock = clock
+        # Why the last write failed (`write_problem`), None once a write succeeds again;
+        # `on_write_problem()` is called when it changes (the pages say so).
+        self.write_error: str | None = None
+        self.on_write_problem: Any = None
         self._lock = threading.RLock()
         if isinstance(self.path, Path):
             try:
@@ -197,7 +219,19 @@ class Store:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _transaction(self):
-        return _Transaction(self._db)
+        return _Transaction(self._db, self._wrote)
+
+    def _wrote(self, exc: BaseException | None) -> None:
+        problem = None if exc is None else write_problem(exc)
+        if (exc is None or problem is not None) and problem != self.write_error:
+            self.write_error = problem
+            if self.on_write_problem is not None:
+                self.on_write_problem()
+
+    def check(self) -> str:
+        """SQLite's quick integrity check of the file: "ok", or what is wrong."""
+        with self._lock:
+            return str(self._db.execute("PRAGMA quick_check").fetchone()[0])
 
     # --- games ---------------------------------------------------------------------------
 
@@ -427,21 +461,29 @@ class Store:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on an exception)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, done=lambda exc: None) -> None:
         self._db = db
+        self._done = done  # told how the write ended: None, or its exception
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except Exception as exc:
+            self._done(exc)
+            raise
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             try:
                 self._db.execute("COMMIT")
-            except sqlite3.Error:
+            except sqlite3.Error as failed:
                 self._rollback()
+                self._done(failed)
                 raise
+            self._done(None)
         else:
             self._rollback()
+            self._done(exc)
 
     def _rollback(self) -> None:
         # SQLite has already rolled back after some errors (a full disk): the original

@@ -321,6 +321,10 @@ class SyntheticTable:
         self._rest: tuple[np.ndarray, list] | None = None
         self._rest_preview: np.ndarray | None = None
         self.labels: list = []  # labels of the last frame: [(box, face, colour)]
+        # A stall injected by `stall()`: reads wait while it lasts; `closes` counts close() calls.
+        self._flow = threading.Condition()
+        self._stalled = False
+        self._closes = 0
 
     @property
     def dice(self) -> list[tuple[str, int, float, float, float, int]]:
@@ -438,13 +442,40 @@ class SyntheticTable:
                                                   die_px=self.die_px)
         return self._rest[0], self._rest[1], True
 
+    def stall(self) -> None:
+        """Give no frames, as a camera whose driver hangs (a fault injected by the tests and
+        the demo): from now on `read()` and `preview()` wait until `resume()`; `close()`
+        ends a waiting read with a CameraError, and the next read waits again."""
+        with self._flow:
+            self._stalled = True
+
+    def resume(self) -> None:
+        """Frames again after `stall()` (waiting reads go on)."""
+        with self._flow:
+            self._stalled = False
+            self._flow.notify_all()
+
+    @property
+    def stalled(self) -> bool:
+        return self._stalled
+
+    def _flowing(self) -> None:
+        """Wait while stalled; CameraError when closed meanwhile."""
+        with self._flow:
+            closes = self._closes
+            self._flow.wait_for(lambda: not self._stalled or self._closes != closes)
+            if self._stalled:
+                raise CameraError("the synthetic camera was closed while it gave no frames")
+
     def read(self) -> np.ndarray:
+        self._flowing()
         self._pacer.wait()
         with self._lock:
             image, self.labels, _ = self._frame()
             return image.copy()
 
     def preview(self) -> np.ndarray:
+        self._flowing()
         self._pacer.wait()
         with self._lock:
             image, self.labels, rest = self._frame()
@@ -455,7 +486,9 @@ class SyntheticTable:
             return self._rest_preview.copy()
 
     def close(self) -> None:
-        pass
+        with self._flow:
+            self._closes += 1
+            self._flow.notify_all()
 
 
 # --- choosing and guarding a source --------------------------------------------------------
@@ -579,6 +612,17 @@ class RetryingCamera:
     def preview(self) -> np.ndarray | None:
         """A motion frame, or None while the camera is down."""
         return self._get(preview=True)
+
+    def restart(self) -> None:
+        """Close the camera now, from any thread (a read may hang in it), so that the next
+        read opens it again (the camera loop's restart of a camera that gives no frames)."""
+        camera, self._camera = self._camera, None
+        self._next_try = float("-inf")
+        if camera is not None:
+            try:
+                camera.close()
+            except Exception as exc:
+                log.warning("closing the camera to restart it failed: %s", exc)
 
     def close(self) -> None:
         """Close the camera; a read waiting for the next attempt returns None at once."""

@@ -16,7 +16,8 @@ _KEPT_FREE = 32 << 20  # bytes
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi import appliance, loadtest, pin, replay
+    from pi import appliance, bench, loadtest, pin, replay
+    from pi.voice import script as voice_script
     from vision import cli as vision_cli
 
     parser = argparse.ArgumentParser(
@@ -27,8 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.register(sub)  # replay, odds
     vision_cli.register(sub)  # detect, evaluate, bench, calibrate
     appliance.register(sub)  # demo, run, bench-table
+    bench.register(sub)  # bench --report
     loadtest.register(sub)  # loadtest
     pin.register(sub)  # pin
+    voice_script.register(sub)  # bench-voice
     return parser
 
 

@@ -71,6 +71,16 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class VoiceConfig:
+    """The table's voice (docs/voice.md): on where an audio device exists (``enabled``),
+    its loudness (``volume``, 0 to 100) and whether it starts muted."""
+
+    enabled: bool = True
+    volume: int = 80
+    muted: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything the appliance reads at start."""
 
@@ -81,6 +91,7 @@ class Config:
     host_pin: str | None = "0000"  # a PIN kept in clear (the laptop default); None with a hash
     language: str = "ja"
     host_pin_hash: str | None = None  # pi.pin's salted hash ("dicetable pin")
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
 
     def check_pin(self, guess: Any) -> bool:
         """Whether ``guess`` is the host PIN (constant-time)."""
@@ -159,7 +170,7 @@ def load(path: str | Path | None = None) -> Config:
 
 # --- validation --------------------------------------------------------------------------
 
-_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "host_pin_hash", "language")
+_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "host_pin_hash", "language", "voice")
 _SEAT_KEYS = ("name", "colour", "button_pin", "led_pin")
 _CAMERA_KEYS = ("source", "device", "path", "width", "height", "fps", "focus",
                 "exposure_us", "awb_gains")
@@ -197,7 +208,23 @@ def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
     if language not in LANGUAGES:
         raise ConfigError(f'language: "{language}" is not known; use "ja" or "en"')
     return Config(seats=seats, camera=camera, web=web, data_dir=data_dir,
-                  host_pin=pin, host_pin_hash=pin_hash, language=language)
+                  host_pin=pin, host_pin_hash=pin_hash, language=language, voice=_voice(raw.get("voice", {})))
+
+
+_VOICE_KEYS = ("enabled", "volume", "muted")
+
+
+def _voice(raw: Any) -> VoiceConfig:
+    """The ``[voice]`` table: enabled and muted are true or false, volume 0 to 100."""
+    raw = _table(raw, "voice")
+    _check_keys(raw, _VOICE_KEYS, "voice.")
+    for key in ("enabled", "muted"):
+        if key in raw and not isinstance(raw[key], bool):
+            raise ConfigError(f"voice.{key}: expected true or false (no quotes), got {_shown(raw[key])}")
+    default = VoiceConfig()
+    return VoiceConfig(enabled=raw.get("enabled", default.enabled),
+                       volume=_int(raw.get("volume", default.volume), "voice.volume", 0, 100, "a loudness in percent"),
+                       muted=raw.get("muted", default.muted))
 
 
 def _clear_pin(pin: Any) -> str:

@@ -29,6 +29,9 @@ def register(sub) -> None:
     )
     p.add_argument("script", help="the script file, or - for standard input")
     p.add_argument("--seat", help="also show this seat's own view (its secrets) in the final line")
+    p.add_argument("--speak", metavar="DIR", help="instead, write the table's announcements of the game as "
+                   "numbered WAV files and DIR/index.jsonl (docs/voice.md)")
+    p.add_argument("--lang", choices=("ja", "en"), default="ja", help="the language spoken with --speak (default ja)")
     p.set_defaults(handler=run_replay)
     register_game_commands(sub)
 
@@ -247,6 +250,10 @@ def play_script(stream: IO, out: TextIO, seat: str | None = None) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    if getattr(args, "speak", None):
+        from pi.voice.script import run_speak
+
+        return run_speak(args)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")  # the output is UTF-8 whatever the locale
     try:

@@ -93,6 +93,7 @@ class Table:
         # An undo has reopened the open secret choice: the next one takes back what came before.
         self.reopened = False
         self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
+        self.voice: Any = None  # pi.voice.worker.Voice once pi.voice.attach gave the table one
         self.config_seats = _config_seats(config)
         self.lifecycle = Lifecycle(self)
         self.throws = Throws(self)
@@ -125,6 +126,8 @@ class Table:
         """A message for ``seat``'s own page only (a refused secret choice says why there)."""
         with self._lock:
             self.notes[seat] = message
+        if self.voice is not None:
+            self.voice.sound("refused")
         self.publish()
 
     def add_warning(self, message: dict[str, str]) -> None:

@@ -1,0 +1,337 @@
+"""The voice's worker: a queue and one thread, so speech never blocks the table.
+
+``Voice`` takes announcements (``pi.voice.spoken``) and sounds, makes each sentence with
+the language's speech program and hands the samples to a sink, one after the other
+(never two at once). While one sentence plays the next is made, so the first word of an
+announcement waits only for its first sentence. A newer batch of announcements (the
+table moved on) drops those still waiting, and the one being said stops after its
+current sentence.
+
+Sinks: ``Speaker`` plays through ``aplay`` (ALSA) or ``paplay`` (PulseAudio/PipeWire);
+``WavFolder`` writes one numbered WAV per announcement and ``index.jsonl`` (tests, CI,
+``dicetable replay --speak``). Both get the same samples by the same path.
+
+``TableVoice`` follows a ``pi.table.Table``: after each change it takes the engine's
+public view (no seat: nobody's secrets) and submits what changed.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from pi.voice.sounds import sound
+from pi.voice.spoken import Announcement, announcements
+from pi.voice.synth import RATE, SpeechError, wav_bytes
+
+log = logging.getLogger(__name__)
+
+#: Silence after each sentence and after the sounds before the words.
+SENTENCE_GAP_S = 0.25
+SOUND_GAP_S = 0.1
+
+
+def render(announcement: Announcement, synth: Callable[[str], np.ndarray]) -> Iterator[tuple[str, np.ndarray]]:
+    """``(what, samples)`` pieces of an announcement, in the order they are played: its
+    sounds, then each sentence followed by a short pause."""
+    for name in announcement.sounds:
+        yield name, np.concatenate([sound(name), np.zeros(int(RATE * SOUND_GAP_S), np.float32)])
+    for sentence in announcement.sentences:
+        yield sentence, np.concatenate([synth(sentence), np.zeros(int(RATE * SENTENCE_GAP_S), np.float32)])
+
+
+# --- sinks ------------------------------------------------------------------------------------
+
+
+class WavFolder:
+    """Writes each announcement to ``DIR/NNNN-kind.wav`` and one line of ``DIR/index.jsonl``:
+    the file, event number, language, kind, text said and duration in seconds."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.index = self.folder / "index.jsonl"
+        self.count = 0
+        self._pieces: list[np.ndarray] = []
+        self._said: list[str] = []
+        self._current: Announcement | None = None
+
+    def begin(self, announcement: Announcement) -> None:
+        self._current, self._pieces, self._said = announcement, [], []
+
+    def play(self, what: str, samples: np.ndarray) -> None:
+        self._pieces.append(samples)
+        if self._current is not None and what in self._current.sentences:
+            self._said.append(what)
+
+    def end(self) -> dict[str, Any]:
+        a = self._current
+        self.count += 1
+        samples = np.concatenate(self._pieces) if self._pieces else np.zeros(0, np.float32)
+        name = f"{self.count:04d}-{a.kind}.wav"
+        (self.folder / name).write_bytes(wav_bytes(samples))
+        joiner = "" if a.lang == "ja" else " "
+        record = {"file": name, "event": a.number, "lang": a.lang, "kind": a.kind,
+                  "text": joiner.join(self._said), "sounds": list(a.sounds),
+                  "seconds": round(len(samples) / RATE, 3)}
+        with self.index.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._current = None
+        return record
+
+    def close(self) -> None:
+        pass
+
+
+class Speaker:
+    """Plays each piece through ``command`` (``aplay -q`` or ``paplay``) as a WAV file; a
+    piece starts when the one before has finished."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self._dir = tempfile.TemporaryDirectory(prefix="dicetable-speaker-")
+        self._playing: subprocess.Popen | None = None
+        self._count = 0
+
+    def begin(self, announcement: Announcement) -> None:
+        pass
+
+    def play(self, what: str, samples: np.ndarray) -> None:
+        self._count += 1
+        path = os.path.join(self._dir.name, f"{self._count % 4}.wav")
+        self.wait()
+        Path(path).write_bytes(wav_bytes(samples))
+        try:
+            self._playing = subprocess.Popen([*self.command, path], stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            log.warning("cannot play a sound with %s: %s", self.command[0], exc)
+            self._playing = None
+
+    def wait(self) -> None:
+        if self._playing is not None:
+            try:
+                self._playing.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self._playing.kill()
+            self._playing = None
+
+    def end(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.wait()
+        self._dir.cleanup()
+
+
+def audio_output() -> tuple[list[str] | None, str | None]:
+    """(the command that plays a WAV file here, None) or (None, why the table is silent):
+    ``paplay`` when a PulseAudio/PipeWire server answers, else ``aplay`` when ALSA has a
+    sound card."""
+    if shutil.which("paplay") and shutil.which("pactl"):
+        try:
+            if subprocess.run(["pactl", "info"], capture_output=True, timeout=3).returncode == 0:
+                return ["paplay"], None
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    try:
+        cards = Path("/proc/asound/cards").read_text()
+    except OSError:
+        cards = ""
+    if not cards.strip() or "no soundcards" in cards:
+        return None, "no audio device (no sound card and no PulseAudio/PipeWire server)"
+    if not shutil.which("aplay"):
+        return None, "aplay is not installed (apt install alsa-utils)"
+    return ["aplay", "-q"], None
+
+
+# --- the worker -------------------------------------------------------------------------------
+
+
+class Voice:
+    """The queue and the thread that speaks; ``reason`` set: silent, and the host page says why.
+
+    ``synth(lang)`` gives the language's synthesiser (``pi.voice.synth.shared``); ``volume``
+    0-100 scales the samples; ``muted`` says nothing and drops what waits.
+    """
+
+    def __init__(self, lang: str, sink: Any, synth: Callable[[str], Any] | None = None, volume: int = 80,
+                 muted: bool = False, reason: str | None = None) -> None:
+        from pi.voice import synth as synth_module
+
+        self.lang = lang
+        self.sink = sink
+        self.volume = volume
+        self.muted = muted
+        self.reason = reason
+        self._synth_for = synth or synth_module.shared
+        if self.reason is None:
+            try:
+                self._synth_for(lang)
+            except SpeechError as exc:
+                self.reason = str(exc)
+        self._cond = threading.Condition()
+        self._queue: deque[tuple[int, Any]] = deque()
+        self._generation = 0
+        self._busy = False
+        self._closed = False
+        self.said: list[str] = []  # every text handed to the sink, in order (the leak test reads it)
+        self.on_piece: Callable[[str, Announcement | None], None] | None = None  # the benchmark's clock
+        self._thread = threading.Thread(target=self._run, name="voice", daemon=True)
+        self._thread.start()
+
+    @property
+    def on(self) -> bool:
+        return self.reason is None and self.sink is not None
+
+    def status(self) -> dict[str, Any]:
+        return {"on": self.on, "reason": self.reason, "volume": self.volume, "muted": self.muted, "lang": self.lang}
+
+    def submit(self, items: list[Announcement]) -> None:
+        """The table moved on: ``items`` replace whatever still waits (a refused-press sound
+        stays); the announcement being said stops after its sentence."""
+        if not self.on or self.muted:
+            return
+        with self._cond:
+            self._generation += 1
+            kept = [q for q in self._queue if isinstance(q[1], str)]
+            self._queue = deque(kept + [(self._generation, a) for a in items])
+            self._cond.notify_all()
+
+    def sound(self, name: str) -> None:
+        """Play sound ``name`` next (a refused button press)."""
+        if not self.on or self.muted:
+            return
+        with self._cond:
+            self._queue.appendleft((self._generation, name))
+            self._cond.notify_all()
+
+    def set_volume(self, volume: int) -> None:
+        self.volume = volume
+
+    def set_muted(self, muted: bool) -> None:
+        with self._cond:
+            self.muted = muted
+            if muted:
+                self._queue.clear()
+                self._generation += 1
+
+    def pending(self) -> list[str]:
+        """The texts and sounds waiting in the queue."""
+        with self._cond:
+            return [q[1] if isinstance(q[1], str) else q[1].text for q in self._queue]
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Until nothing waits and nothing is being said (tests, the benchmark)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._queue.clear()
+            self._cond.notify_all()
+        self._thread.join(timeout=10)
+        if self.sink is not None:
+            self.sink.close()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: self._queue or self._closed)
+                if self._closed:
+                    return
+                generation, item = self._queue.popleft()
+                self._busy = True
+            try:
+                self._say(generation, item)
+            except Exception:  # a speech program that fails must not stop the voice
+                log.exception("the voice could not say %r", item)
+
+    def _superseded(self, generation: int) -> bool:
+        with self._cond:
+            return self._generation != generation or self._closed or self.muted
+
+    def _say(self, generation: int, item: Announcement | str) -> None:
+        scale = self.volume / 100.0
+        if isinstance(item, str):
+            self.sink.begin(Announcement(0, self.lang, item, (), (item,)))
+            self.sink.play(item, sound(item) * scale)
+            self.sink.end()
+            return
+        synth = self._synth_for(item.lang)
+        self.sink.begin(item)
+        for index, (what, samples) in enumerate(render(item, synth)):
+            if index and what in item.sentences and self._superseded(generation):
+                break
+            if self.on_piece is not None:
+                self.on_piece(what, item)
+            self.said.append(what)
+            self.sink.play(what, samples * scale)
+        self.sink.end()
+
+
+class TableVoice:
+    """Follows a table: after each change it reads the public view (``engine.view(state)``,
+    no seat) and submits the announcements of what changed to ``voice``."""
+
+    def __init__(self, table: Any, voice: Voice) -> None:
+        self.table = table
+        self.voice = voice
+        self.seen = -1  # the table version last looked at
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._record = None
+        self._state = None
+        self._view: dict[str, Any] | None = None
+        self._thread = threading.Thread(target=self._run, name="voice-watch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        version = -1
+        while not self._stop.is_set() and not self.table.stopping:
+            version = self.table.wait_for_change(version, timeout=0.5)
+            try:
+                self.look()
+            except Exception:
+                log.exception("the voice could not read the table")
+            with self._cond:
+                self.seen = version
+                self._cond.notify_all()
+
+    def look(self) -> None:
+        with self.table._lock:
+            record, engine, state = self.table.record, self.table.engine, self.table.state
+        if state is self._state:
+            return
+        view = engine.view(state) if state is not None else None
+        before = self._view
+        if record is not self._record:
+            # A game the voice has not heard: a fresh one is announced from its start; one
+            # resumed after a restart only says whose turn it is.
+            before = None if view is None or not len(getattr(state, "events", ())) else {**view, "expects": {}}
+        self._record, self._state, self._view = record, state, view
+        if view is not None:
+            self.voice.submit(announcements(before, view, self.voice.lang, len(getattr(state, "events", ()))))
+
+    def wait_seen(self, version: int, timeout: float = 10.0) -> bool:
+        """Until the table's ``version`` has been looked at."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.seen >= version, timeout)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.voice.close()

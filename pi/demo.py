@@ -12,6 +12,8 @@ loop as it would read a real tray.
   the camera sees them move and reads them as rethrown.
 - `lay_out(seat, values)`: the dice the seat tapped into its layout pad are laid flat in
   their rows, alone on the tray, for "Read my layout".
+- `stall_camera()` / `resume_camera()`: the synthetic camera hangs (gives no frames) and
+  comes back, to see the camera loop, the watchdog and /healthz deal with it.
 
 Dice the synthetic table cannot draw (a colour it does not have), or that the detector
 cannot read (d10 and d20 with an older model), and every throw without a detector, are
@@ -182,6 +184,24 @@ class Demo:
             return error("There is no demo throw waiting.", "待っているデモの振りはありません。")
         seat, type_, values = thrown
         return self.table.act(seat, type_, dict(values), source="typed")
+
+    # ------------------------------------------------------------------ faults
+
+    def stall_camera(self) -> Result:
+        """The synthetic camera stops giving frames, as a hung camera does (the camera loop
+        restarts it, the watchdog stops, /healthz answers 503) until `resume_camera`."""
+        if self.synthetic is None or not hasattr(self.synthetic, "stall"):
+            return _no_tray()
+        self.synthetic.stall()
+        self.table.publish()
+        return ok()
+
+    def resume_camera(self) -> Result:
+        if self.synthetic is None or not hasattr(self.synthetic, "resume"):
+            return _no_tray()
+        self.synthetic.resume()
+        self.table.publish()
+        return ok()
 
     # ------------------------------------------------------------------ helpers
 

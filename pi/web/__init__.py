@@ -163,6 +163,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.register_blueprint(seat.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(rules.bp)
+    app.register_blueprint(__import__("pi.web.health", fromlist=["bp"]).bp)
     if app.config["DEMO"]:
         from pi.web import demo
 

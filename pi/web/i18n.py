@@ -249,3 +249,37 @@ def choose_language(cookie: str | None, accept: Any, default: str) -> str:
         if best:
             return best
     return default if default in LANGUAGES else "en"
+
+
+# The Pi's own health (pi/web/health.py, the pages' banner) and the table's Wi-Fi (host page).
+STRINGS.update({
+    "health_disk_full": {
+        "en": "The SD card is full: nothing new can be saved, so moves are refused and nothing changes. Every saved "
+              "move is kept. Free some space on the Pi, then go on.",
+        "ja": "SDカードがいっぱいです。新しい記録を保存できないため、操作は受け付けられず何も変わりません。保存済みの手はすべて"
+              "残っています。Piの空き容量を増やしてから続けてください。"},
+    "health_read_only": {
+        "en": "The SD card has become read-only (a failing card or a power problem): nothing new can be saved, so "
+              "moves are refused and nothing changes. Every saved move is kept. Restart the Pi; if it happens again, "
+              "replace the card.",
+        "ja": "SDカードが読み取り専用になりました（カードの故障か電源の問題）。新しい記録を保存できないため、操作は受け付けられず"
+              "何も変わりません。保存済みの手はすべて残っています。Piを再起動し、再発するならカードを交換してください。"},
+    "health_io": {
+        "en": "The SD card could not write: nothing new can be saved, so moves are refused and nothing changes. Every "
+              "saved move is kept. Restart the Pi; if it happens again, replace the card.",
+        "ja": "SDカードに書き込めません。新しい記録を保存できないため、操作は受け付けられず何も変わりません。保存済みの手はすべて"
+              "残っています。Piを再起動し、再発するならカードを交換してください。"},
+    "health_disk_low": {
+        "en": "The SD card is almost full ({mb} MB left): free some space before it fills up.",
+        "ja": "SDカードの空きが残りわずかです（残り{mb} MB）。いっぱいになる前に空き容量を増やしてください。"},
+    "health_clock_forward": {
+        "en": "The clock jumped forward {amount} (the Pi has no clock battery and got the time from the network "
+              "late): times shown for earlier moves may be off. No move was lost.",
+        "ja": "時計が{amount}進みました（Piには時計用の電池がなく、ネットワークから遅れて時刻を得ました）。それ以前の手の時刻は"
+              "ずれているかもしれません。失われた手はありません。"},
+    "health_clock_back": {
+        "en": "The clock jumped back {amount} (the Pi has no clock battery and corrected its time): times shown for "
+              "earlier moves may be off. No move was lost.",
+        "ja": "時計が{amount}戻りました（Piには時計用の電池がなく、時刻を修正しました）。それ以前の手の時刻はずれているかも"
+              "しれません。失われた手はありません。"},
+})

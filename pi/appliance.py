@@ -47,6 +47,7 @@ def register(sub) -> None:
     demo.add_argument("--data-dir", default=None, metavar="DIR",
                       help="keep games here (default: a temporary folder removed at exit)")
     demo.add_argument("--no-browser", action="store_true", help="do not open the status page in a browser")
+    demo.add_argument("--mute", action="store_true", help="start with the table's voice muted (docs/voice.md)")
     demo.add_argument("--seed", type=int, default=None, help="seed of the demo game")
     demo.set_defaults(handler=demo_main)
 
@@ -350,6 +351,9 @@ def demo_main(args: argparse.Namespace) -> int:
     for note in appliance.notes:
         log.warning("%s", note)
     table = appliance.table
+    from pi.voice import attach as attach_voice
+
+    attach_voice(table, config, mute=args.mute)  # the table speaks (docs/voice.md)
     import engines
 
     game = args.game or engines.GAMES[0]
@@ -378,6 +382,9 @@ def run_main(args: argparse.Namespace) -> int:
                     "host_pin_hash line that `dicetable pin` prints")
     for note in appliance.notes:
         log.warning("%s", note)
+    from pi.voice import attach as attach_voice
+
+    attach_voice(appliance.table, config)  # the table speaks (docs/voice.md)
     appliance.table.resume()
     appliance.table.start()
     return _serve(appliance, config.web.host, config.web.port, open_browser=False)

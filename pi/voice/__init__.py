@@ -19,9 +19,14 @@ from typing import Any
 
 def attach(table: Any, config: Any, mute: bool = False, wav_dir: str | Path | None = None) -> Any:
     """Start ``table``'s voice (``table.voice``) with the config's ``[voice]`` settings:
-    to ``wav_dir`` as WAV files when given, else to the audio device; ``mute`` starts it
-    muted. Returns the ``TableVoice`` watcher (``close()`` stops it)."""
+    to ``wav_dir`` (or the folder in $DICETABLE_VOICE_WAV: tests, CI, the acceptance check)
+    as WAV files, else to the audio device; ``mute`` starts it muted. Returns the
+    ``TableVoice`` watcher; it stops with the table (or ``close()``)."""
+    import os
+
     from pi.voice.worker import Speaker, TableVoice, Voice, WavFolder, audio_output
+
+    wav_dir = wav_dir or os.environ.get("DICETABLE_VOICE_WAV") or None
 
     settings = getattr(config, "voice", None)
     enabled = getattr(settings, "enabled", True)

@@ -238,6 +238,8 @@ class Voice:
 
     def close(self) -> None:
         with self._cond:
+            if self._closed:
+                return
             self._closed = True
             self._queue.clear()
             self._cond.notify_all()
@@ -310,6 +312,7 @@ class TableVoice:
             with self._cond:
                 self.seen = version
                 self._cond.notify_all()
+        self.voice.close()
 
     def look(self) -> None:
         with self.table._lock:
@@ -334,4 +337,3 @@ class TableVoice:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-        self.voice.close()

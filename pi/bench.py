@@ -1,4 +1,5 @@
-"""`dicetable bench-table`: latency from a settled roll to a phone's view, and memory.
+"""`dicetable bench-table`: latency from a settled roll to a phone's view, and memory; and
+`dicetable bench --report FILE`, everything a Pi owner sends back in one JSON file.
 
 The demo appliance runs in this process (synthetic camera, mock pins, the real detector
 when models/ has it) and serves on a free local port. A real HTTP client reads the status
@@ -7,6 +8,12 @@ when `Table.settled_roll` is called (exactly what the camera thread calls) and s
 the client has received and parsed the event carrying the new view. Then the demo loop
 runs with the real detector for a while (throws rendered, read back, applied) and the
 process's peak resident memory is reported.
+
+`dicetable bench --report FILE` (this module adds `--report` to vision.cli's `bench`)
+writes the machine (CPU, cores, board, OS, Python), the versions, the figures of `bench`
+(the 8-bit and the float classifier side by side, and which one `auto` picks) and of
+`bench-table`, and the camera's frame rate (the real camera when there is one, else the
+synthetic table, labelled so).
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import platform
 import random
 import resource
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -202,15 +210,21 @@ def run_demo_loop(table: Any, seconds: float, client: SSEClient, camera: StillCa
     return counts, still_to_phone
 
 
-def main(args: argparse.Namespace) -> int:
+def _summary(values: list[float]) -> dict[str, float]:
+    """Median, 95th percentile and maximum of `values` (ms), as bench-table prints them."""
+    ordered = sorted(values)
+    p95 = ordered[max(0, int(round(0.95 * len(ordered))) - 1)]
+    return {"median_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1), "max_ms": round(ordered[-1], 1)}
+
+
+def measure(rolls: int = 50, seconds: float = 20.0) -> dict[str, Any]:
+    """The figures of `dicetable bench-table`: `rolls` settled rolls timed to the phone's
+    view, then `seconds` of the demo loop with the real detector, and the peak memory."""
     from gpiozero.pins.mock import MockFactory
 
     from pi import config as config_module
     from pi.appliance import build
 
-    logging.basicConfig(level=logging.WARNING)
-    rolls = int(getattr(args, "rolls", 50))
-    seconds = float(getattr(args, "detector_seconds", 20.0))
     with tempfile.TemporaryDirectory(prefix="dicetable-bench-") as tmp:
         base = config_module.load(None)
         config = dataclasses.replace(base, data_dir=Path(tmp), camera=dataclasses.replace(base.camera, fps=CAMERA_FPS))
@@ -233,32 +247,247 @@ def main(args: argparse.Namespace) -> int:
             frame = synthetic.read()
             latencies = measure_latency(table, client, rolls, frame)
             table.start()
-            found = table.camera.detector is not None
-            detector = "real detector" if found else "NO detector (models/*.onnx missing)"
-            loop, still = run_demo_loop(table, seconds, client, camera) if found else ({}, [])
+            detector = table.camera.detector
+            loop, still = run_demo_loop(table, seconds, client, camera) if detector is not None else ({}, [])
             client.close()
         finally:
             appliance.close()
-        rss = _peak_rss_mb()
-    latencies.sort()
-    p95 = latencies[max(0, int(round(0.95 * len(latencies))) - 1)]
-    median = statistics.median(latencies)
-    ok_latency, ok_rss = p95 <= LATENCY_TARGET_MS, rss <= RSS_TARGET_MB
-    print(f"dicetable bench-table: {len(latencies)} settled rolls -> SSE client over HTTP (waitress, localhost)")
-    print(f"machine: {_machine()}")
-    print(f"roll -> phone view: median {median:.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms "
-          f"(target p95 <= {LATENCY_TARGET_MS:.0f} ms: {'ok' if ok_latency else 'MISSED'})")
+    rss = _peak_rss_mb()
+    latency = _summary(latencies)
+    figures: dict[str, Any] = {
+        "rolls": len(latencies), "roll_to_phone": latency,
+        "detector": None if detector is None else dataclasses.asdict(detector.classifier),
+        "demo_loop": {"seconds": seconds, **loop} if loop else None,
+        "still_to_phone": {"throws": len(still), **_summary(still)} if still else None,
+        "camera_fps": CAMERA_FPS, "peak_rss_mb": round(rss, 1),
+        "targets": {"roll_to_phone_p95_ms": LATENCY_TARGET_MS, "still_to_phone_p95_ms": STILL_TARGET_MS,
+                    "peak_rss_mb": RSS_TARGET_MB},
+    }
+    figures["ok"] = latency["p95_ms"] <= LATENCY_TARGET_MS and rss <= RSS_TARGET_MB
+    return figures
+
+
+def format_table(figures: dict[str, Any]) -> str:
+    """`dicetable bench-table`'s lines for `measure()`'s figures."""
+    ok = "ok", "MISSED"
+    lat, rss = figures["roll_to_phone"], figures["peak_rss_mb"]
+    lines = [f"dicetable bench-table: {figures['rolls']} settled rolls -> SSE client over HTTP (waitress, localhost)",
+             f"machine: {_machine()}",
+             f"roll -> phone view: median {lat['median_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms, "
+             f"max {lat['max_ms']:.1f} ms (target p95 <= {LATENCY_TARGET_MS:.0f} ms: "
+             f"{ok[lat['p95_ms'] > LATENCY_TARGET_MS]})"]
+    det = figures["detector"]
+    detector = "NO detector (models/*.onnx missing)" if det is None else f"real detector ({det['kind']} classifier)"
+    loop, still = figures["demo_loop"], figures["still_to_phone"]
     if loop:
-        print(f"demo loop with the {detector}, {seconds:.0f} s: {loop['throws']} throws, "
-              f"{loop['read']} read by the camera, {loop['typed']} typed after a prompt or {THROW_TIMEOUT_S:.0f} s unread")
+        lines.append(f"demo loop with the {detector}, {loop['seconds']:.0f} s: {loop['throws']} throws, "
+                     f"{loop['read']} read by the camera, {loop['typed']} typed after a prompt or "
+                     f"{THROW_TIMEOUT_S:.0f} s unread")
     if still:
-        still.sort()
-        still_p95 = still[max(0, int(round(0.95 * len(still))) - 1)]
-        ok_still = still_p95 <= STILL_TARGET_MS
-        print(f"first still frame ({CAMERA_FPS:.0f} fps synthetic camera) -> verdict on the phone: "
-              f"median {statistics.median(still):.0f} ms, p95 {still_p95:.0f} ms over {len(still)} throws "
-              f"(target p95 <= {STILL_TARGET_MS:.0f} ms: {'ok' if ok_still else 'MISSED'})")
+        lines.append(f"first still frame ({CAMERA_FPS:.0f} fps synthetic camera) -> verdict on the phone: "
+                     f"median {still['median_ms']:.0f} ms, p95 {still['p95_ms']:.0f} ms over {still['throws']} "
+                     f"throws (target p95 <= {STILL_TARGET_MS:.0f} ms: {ok[still['p95_ms'] > STILL_TARGET_MS]})")
     else:
-        print(f"demo loop: skipped ({detector})")
-    print(f"peak RSS: {rss:.0f} MB (target <= {RSS_TARGET_MB:.0f} MB: {'ok' if ok_rss else 'MISSED'})")
-    return 0 if ok_latency and ok_rss else 1
+        lines.append(f"demo loop: skipped ({detector})")
+    lines.append(f"peak RSS: {rss:.0f} MB (target <= {RSS_TARGET_MB:.0f} MB: {ok[rss > RSS_TARGET_MB]})")
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING)
+    figures = measure(int(getattr(args, "rolls", 50)), float(getattr(args, "detector_seconds", 20.0)))
+    print(format_table(figures))
+    return 0 if figures["ok"] else 1
+
+
+# ---------------------------------------------------------------------- the report
+
+
+#: Seconds of frames read for the camera's frame rate (after one second of warming up).
+CAMERA_SECONDS = 5.0
+#: The packages whose versions a report names; picamera2 and gpiozero only where installed.
+PACKAGES = ("numpy", "onnxruntime", "flask", "waitress", "gpiozero", "picamera2")
+
+
+def versions() -> dict[str, str]:
+    """The versions of dicetable and the packages its figures depend on (those installed)."""
+    from importlib import metadata
+
+    import cv2
+
+    found = {"dicetable": None, **{name: None for name in PACKAGES}}
+    for name in found:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    found["opencv"] = cv2.__version__
+    return {name: v for name, v in found.items() if v is not None}
+
+
+def _first_line(path: str, prefix: str = "") -> str | None:
+    """The value of the first line of a system file starting with `prefix` (None when the
+    file is not there, as on a machine that is no Pi)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(prefix):
+                    return line[len(prefix):].strip().strip('"').rstrip("\0") or None
+    except OSError:
+        return None
+    return None
+
+
+def machine() -> dict[str, Any]:
+    """The machine a report was made on: CPU, cores, board, memory, OS, Python."""
+    from vision.evaluate import cpu_name
+
+    mem = _first_line("/proc/meminfo", "MemTotal:")
+    return {"cpu": cpu_name(), "cores": os.cpu_count(), "arch": platform.machine(),
+            "board": _first_line("/proc/device-tree/model"),  # "Raspberry Pi 5 Model B Rev 1.0"
+            "memory_mb": round(int(mem.split()[0]) / 1024) if mem else None,
+            "os": _first_line("/etc/os-release", "PRETTY_NAME=") or f"{platform.system()}",
+            "kernel": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
+
+
+def _real_camera_config(config: Any) -> Any | None:
+    """The configured camera when it is a real one; for the laptop default (the synthetic
+    table), the Pi camera with the config's settings when picamera2 sees one; else None."""
+    if config.camera.source != "synthetic":
+        return config.camera
+    try:
+        from picamera2 import Picamera2  # apt: python3-picamera2
+
+        if Picamera2.global_camera_info():
+            return dataclasses.replace(config.camera, source="picamera2")
+    except Exception:  # no picamera2, no libcamera: no Pi camera here
+        pass
+    return None
+
+
+def frame_rate(camera: Any, seconds: float = CAMERA_SECONDS, warmup: float = 1.0,
+               clock=time.perf_counter) -> dict[str, Any]:
+    """Frames a second that `camera.read()` gives over `seconds`, after `warmup` seconds
+    (a camera's first frames come slower), and the frames' size."""
+    end = clock() + warmup
+    frame = camera.read()
+    while clock() < end:
+        frame = camera.read()
+    frames, start = 0, clock()
+    while frames == 0 or clock() - start < seconds:
+        frame = camera.read()
+        frames += 1
+    elapsed = clock() - start
+    h, w = frame.shape[:2]
+    return {"fps": round(frames / elapsed, 2), "frames": frames, "seconds": round(elapsed, 2), "size": [w, h]}
+
+
+def camera_rate(config: Any, seconds: float = CAMERA_SECONDS, clock=time.perf_counter) -> dict[str, Any]:
+    """The camera's frame rate as the appliance would read it (its configured size and
+    pace, `configured_fps`): the real camera when there is one; else, or when it cannot be
+    opened (`unavailable` says why: in use by the running appliance, say), the synthetic
+    table, with `synthetic` true."""
+    from vision import camera as cam
+
+    real = _real_camera_config(config)
+    out: dict[str, Any] = {}
+    if real is not None:
+        source = None
+        try:
+            source = cam.open_camera(real)
+            return {"source": real.source, "synthetic": False, "configured_fps": real.fps,
+                    **frame_rate(source, seconds, clock=clock)}
+        except Exception as exc:  # a camera that does not open or stops: the report says so
+            out["unavailable"] = f"{real.source}: {exc}"
+        finally:
+            if source is not None:
+                source.close()
+    c = config.camera
+    synthetic = cam.SyntheticTable(size=(c.width, c.height), fps=c.fps)
+    try:
+        return {"source": "synthetic", "synthetic": True, "configured_fps": c.fps, **out,
+                **frame_rate(synthetic, seconds, clock=clock)}
+    finally:
+        synthetic.close()
+
+
+def report(args: argparse.Namespace, config: Any) -> dict[str, Any]:
+    """Everything a Pi owner sends back: the machine, the versions, the figures of
+    `dicetable bench` (for `args`) and of `bench-table`, and the camera's frame rate.
+    Prints each part's lines as it is measured."""
+    from vision import cli as vision_cli
+
+    out: dict[str, Any] = {"report": "dicetable bench --report",
+                           "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                           "machine": machine(), "versions": versions()}
+    bench = vision_cli.bench_report(args)
+    if bench is None:
+        raise ValueError("nothing to time")
+    print(vision_cli.format_bench(bench), flush=True)
+    out["bench"] = bench
+    out["bench_table"] = measure(REPORT_ROLLS, REPORT_SECONDS)
+    print(format_table(out["bench_table"]), flush=True)
+    out["camera"] = camera_rate(config, REPORT_CAMERA_SECONDS)
+    cam = out["camera"]
+    print(f"camera: {cam['source']}{' (synthetic table)' if cam['synthetic'] else ''}, "
+          f"{cam['size'][0]}x{cam['size'][1]}, {cam['fps']} frames a second (configured {cam['configured_fps']})"
+          + (f"; the real camera was unavailable: {cam['unavailable']}" if "unavailable" in cam else ""), flush=True)
+    return out
+
+
+#: How long the report's parts run: bench-table's rolls and demo-loop seconds, the camera's seconds.
+REPORT_ROLLS = 50
+REPORT_SECONDS = 20.0
+REPORT_CAMERA_SECONDS = CAMERA_SECONDS
+
+
+def register(sub: Any) -> None:
+    """Give `dicetable bench` (vision.cli's) its `--report FILE` and `--config`: the report
+    takes in the appliance's bench-table and camera, which vision may not import."""
+    p = sub.choices["bench"]
+    p.add_argument("--report", metavar="FILE",
+                   help="also time bench-table and the camera's frame rate, and write everything with the machine "
+                        "and the versions to FILE as one JSON file (to send to the dicetable project)")
+    p.add_argument("--config", metavar="PATH",
+                   help="with --report: the config whose camera is timed (default: the Pi camera when there is "
+                        "one, else the synthetic table); stop the running appliance first, it holds the camera")
+    p.set_defaults(handler=bench_main)
+
+
+def bench_main(args: argparse.Namespace) -> int:
+    """`dicetable bench`, and with `--report FILE` the report written there (exit 2, nothing
+    written, for a FILE that cannot be written or a bad config)."""
+    from vision import cli as vision_cli
+
+    if not args.report:
+        if args.config:
+            print("dicetable bench: --config is for --report (the camera it times)", file=sys.stderr)
+            return 2
+        return vision_cli.bench_command(args)
+    path = Path(args.report).expanduser()
+    if path.is_dir() or not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+        print(f"dicetable bench: cannot write the report to {path}: "
+              f"{'it is a folder' if path.is_dir() else 'no writable folder ' + str(path.parent)}", file=sys.stderr)
+        return 2
+    from pi.config import ConfigError, load
+
+    try:
+        config = load(args.config)
+    except ConfigError as exc:
+        print(f"dicetable bench: config error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        out = report(args, config)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"dicetable bench: {exc}; no report written", file=sys.stderr)
+        return 2
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        print(f"dicetable bench: cannot write the report to {path}: {exc}", file=sys.stderr)
+        return 2
+    print(f"report written to {path}: please send it to the dicetable project")
+    return 0

@@ -100,10 +100,10 @@ class CameraLoop:
 
     def health(self) -> dict[str, Any]:
         """The camera's status for the pages, including a read that hangs (a camera that
-        neither answers nor fails: the loop cannot see it, so the pages are told here)."""
-        asked = self._asked_at
-        if self._thread is not None and asked is not None and self.clock() - asked >= STALL_S:
-            waited = self.clock() - asked
+        neither answers nor fails: the loop restarts it, the pages are told here)."""
+        asked, last = self._asked_at, self._last_frame
+        waited = self.clock() - (last if last is not None else asked or 0.0)
+        if self._thread is not None and asked is not None and waited >= STALL_S:
             return {"ok": False, "message": {
                 "en": f"The camera has not answered for {waited:.0f} s. Check its cable; type the dice on the "
                       "host page meanwhile.",

@@ -476,7 +476,7 @@ class _Transaction:
         if exc_type is None:
             try:
                 self._db.execute("COMMIT")
-            except sqlite3.Error as failed:
+            except Exception as failed:  # sqlite3.Error; an OSError of the disk too
                 self._rollback()
                 self._done(failed)
                 raise

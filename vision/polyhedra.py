@@ -120,7 +120,7 @@ def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = Fals
         six_nine=str(rng.choice(SIX_NINE, p=[0.6, 0.3, 0.1])),
         rounding=float(rng.uniform(0.02, 0.09)),
         edge_light=float(rng.uniform(0.0, 0.6)),
-        glare=float(rng.uniform(0.2, 0.9)) if rng.random() < 0.5 else 0.0,
+        glare=float(rng.uniform(0.15, 0.6)) if rng.random() < 0.5 else 0.0,
     )
 
 

@@ -1,4 +1,4 @@
-"""vision.polyhedra: the d10 and d20 solids and their drawing."""
+"""vision.polyhedra: the numbered d6, d10 and d20 solids and their drawing."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from vision import polyhedra
 
 
-@pytest.mark.parametrize("sides", [10, 20])
+@pytest.mark.parametrize("sides", [6, 10, 20])
 def test_the_solids_are_closed_with_flat_faces_numbered_once(sides):
     v, faces, normals, printed = polyhedra.solid(sides)
     assert len(faces) == sides
@@ -20,7 +20,7 @@ def test_the_solids_are_closed_with_flat_faces_numbered_once(sides):
         assert n @ pts.mean(0) > 0  # normals point out
 
 
-@pytest.mark.parametrize("sides,total", [(10, 9), (20, 21)])
+@pytest.mark.parametrize("sides,total", [(6, 7), (10, 9), (20, 21)])
 def test_opposite_faces_sum_as_on_real_dice(sides, total):
     _, _, normals, printed = polyhedra.solid(sides)
     for i, n in enumerate(normals):
@@ -28,7 +28,7 @@ def test_opposite_faces_sum_as_on_real_dice(sides, total):
         assert printed[i] + printed[j] == total
 
 
-@pytest.mark.parametrize("sides", [10, 20])
+@pytest.mark.parametrize("sides", [6, 10, 20])
 def test_a_drawn_die_shows_its_value_and_stays_in_its_box(sides):
     def render(value, seed=1):
         img = np.full((120, 120, 3), 90.0, np.float32)
@@ -50,3 +50,56 @@ def test_a_value_the_die_does_not_carry_is_refused():
         polyhedra.draw(img, 10, 10, 25, 25, 30, (0, 0, 200), (255, 255, 255), np.random.default_rng(0))
     with pytest.raises(ValueError, match="6, 10 or 20 sides"):
         polyhedra.values(8)
+
+
+def _drawn(sides, value, look, seed=2, shadow=0.0):
+    img = np.full((160, 160, 3), 40.0, np.float32)
+    polyhedra.draw(img, sides, value, 80, 80, 90, (40, 40, 190), (240, 240, 240), np.random.default_rng(seed),
+                   look=look, shadow=shadow)
+    return img
+
+
+@pytest.mark.parametrize("field,values", [("material", ["opaque", "translucent", "marbled", "glitter"]),
+                                          ("inking", ["printed", "engraved", "bare"]),
+                                          ("six_nine", ["underline", "dot", "plain"])])
+def test_each_look_draws_a_die_of_its_own(field, values):
+    base = polyhedra.Look(font=polyhedra.fonts()[0])
+    extra = {"translucent": {"alpha": 0.5}, "marbled": {"vein": (200, 200, 40)}, "glitter": {"sparkle": 0.05}}
+    images = [_drawn(20, 9, polyhedra.Look(**{**base.__dict__, field: v, **extra.get(v, {})})) for v in values]
+    for i in range(len(images)):
+        for j in range(i + 1, len(images)):
+            assert np.abs(images[i] - images[j]).max() > 40, (values[i], values[j])
+
+
+def test_a_translucent_die_lets_the_table_show_through():
+    img = np.zeros((160, 160, 3), np.float32)
+    img[:, 80:] = 250.0  # half the table white
+    clear = img.copy()
+    look = polyhedra.Look(material="translucent", alpha=0.3, font=polyhedra.fonts()[-1])
+    polyhedra.draw(clear, 10, 3, 80, 80, 120, (40, 40, 190), (240, 240, 240), np.random.default_rng(0), look=look)
+    opaque = img.copy()
+    polyhedra.draw(opaque, 10, 3, 80, 80, 120, (40, 40, 190), (240, 240, 240), np.random.default_rng(0),
+                   look=polyhedra.Look(font=polyhedra.fonts()[-1]))
+    left, right = (slice(70, 90), slice(45, 60)), (slice(70, 90), slice(100, 115))
+    assert clear[right].mean() - clear[left].mean() > 30 + opaque[right].mean() - opaque[left].mean()
+
+
+def test_a_shadow_darkens_the_table_beside_the_die_only_when_asked():
+    look = polyhedra.Look(font=polyhedra.fonts()[0])
+    plain, shaded = _drawn(6, 2, look), _drawn(6, 2, look, shadow=0.8)
+    assert (shaded <= plain + 1e-3).all() and (plain - shaded).max() > 10
+
+
+def test_every_font_writes_every_numeral():
+    for font in polyhedra.fonts():
+        for text in ("1", "6", "10", "20"):
+            patch = polyhedra._number_patch(text, font, "underline")
+            assert patch.shape == (64, 64) and 0.03 < patch.mean() < 0.5, (font, text)
+    assert any(f[0] == "hershey" for f in polyhedra.fonts())  # always there, whatever Pillow finds
+
+
+def test_random_looks_cover_the_materials_and_plain_looks_stay_plain():
+    rng = np.random.default_rng(0)
+    assert {polyhedra.random_look(rng).material for _ in range(200)} == set(polyhedra.MATERIALS)
+    assert {polyhedra.random_look(rng, plain=True).material for _ in range(50)} == {"opaque"}
+    assert {polyhedra.random_look(rng, 0.5, plain=True).material for _ in range(50)} == {"translucent"}

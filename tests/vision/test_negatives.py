@@ -1,0 +1,79 @@
+"""vision.training.negatives: hard negatives painted on a table, and the one-die scenes."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.training import negatives, onedie
+
+
+def test_negatives_paint_something_in_place_and_only_paint():
+    for seed in range(8):
+        img = np.full((240, 320, 3), 128.0, np.float32)
+        before = img.copy()
+        assert negatives.negatives(img, np.random.default_rng(seed)) is None
+        assert img.shape == (240, 320, 3) and img.dtype == np.float32
+        assert np.abs(img - before).max() > 30, seed  # something was painted
+        assert np.isfinite(img).all()
+
+
+def test_a_dark_tray_is_dark_and_its_specks_are_small_and_bright():
+    rng = np.random.default_rng(3)
+    tray = negatives.dark_tray(rng, 480, 640)
+    assert tray.shape == (480, 640, 3) and np.median(tray) < 110
+    img = tray.copy()
+    negatives.specks(img, rng, 40)
+    bright = (img.max(2) - tray.max(2)) > 60
+    assert bright.any()
+    n, _, stats, _ = cv2.connectedComponentsWithStats(bright.astype(np.uint8))
+    assert n > 5 and np.median(stats[1:, cv2.CC_STAT_AREA]) < 60  # specks, not dice
+
+
+@pytest.mark.parametrize("paint", [negatives.rig, negatives.coins, negatives.buttons, negatives.counters])
+def test_each_kind_of_negative_paints_the_table(paint):
+    img = np.full((300, 400, 3), 60.0, np.float32)
+    paint(img, np.random.default_rng(1))
+    assert (np.abs(img - 60).max(2) > 20).mean() > 0.001
+
+
+def test_negatives_refuse_an_image_they_cannot_paint():
+    with pytest.raises(ValueError, match="float32 BGR"):
+        negatives.negatives(np.zeros((10, 10, 3), np.uint8), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("kind", onedie.KINDS)
+def test_a_one_die_scene_holds_one_labelled_die_of_its_kind(kind):
+    sc = onedie.scene(np.random.default_rng((7, onedie.KINDS.index(kind))), kind, size=(640, 480))
+    assert sc.image.shape == (480, 640, 3) and sc.image.dtype == np.uint8
+    (box, face, _), = sc.labels
+    sides = {"d6-numbered": 6, "d6-pips": 6, "d10": 10, "d20": 20}[kind]
+    assert sc.sides == [sides] and face in {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}[sides]
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480
+    grey = sc.image.astype(np.float32).mean(2)
+    inside = grey[y0:y1, x0:x1]
+    ring = np.concatenate([grey[max(0, y0 - 8):y0].ravel(), grey[y1:y1 + 8].ravel()])
+    assert np.abs(np.median(inside) - np.median(ring)) > 5 or inside.std() > 2 * ring.std()  # a die is there
+
+
+def test_a_one_die_folder_is_labelled_for_evaluate(tmp_path):
+    onedie.write_folder(tmp_path, 4, seed=5, photo_scale=0.1)
+    ann = json.loads((tmp_path / "annotations.json").read_text())
+    assert len(ann) == 4
+    for name, entry in ann.items():
+        img = cv2.imread(str(tmp_path / name))
+        assert img.shape[:2] == (entry["height"], entry["width"])
+        (die,) = entry["dice"]
+        assert len(die) in (5, 6) and (len(die) == 5 or die[5] in (10, 20))
+    again = tmp_path / "again"
+    onedie.write_folder(again, 4, seed=5, photo_scale=0.1)
+    assert json.loads((again / "annotations.json").read_text()) == ann  # the seed fixes the folder
+
+
+def test_the_folder_writer_refuses_an_unknown_kind(capsys):
+    with pytest.raises(SystemExit):
+        onedie.main(["unused", "--kinds", "d8"])
+    assert "d8" in capsys.readouterr().err

@@ -329,3 +329,30 @@ def test_the_camera_loop_rides_out_a_clock_that_jumps_back(config):
         assert read.wait(5), Camera.reads
     finally:
         loop.stop()
+
+
+# ---------------------------------------------------------------------- the unit
+
+UNIT = Path(__file__).resolve().parents[2] / "systemd" / "dicetable.service"
+
+
+def test_the_unit_is_watched_by_systemd_and_lets_libcamera_find_the_camera():
+    settings = dict(line.split("=", 1) for line in UNIT.read_text(encoding="utf-8").splitlines()
+                    if "=" in line and not line.startswith("#") and not line.startswith("DeviceAllow"))
+    assert settings["Type"] == "notify" and settings["Restart"] == "on-failure"
+    assert "AF_NETLINK" in settings["RestrictAddressFamilies"].split()
+    # the loop's three camera restarts (after 10, 20 and 40 s) come before systemd's
+    first = camera_loop.RESTART_S
+    assert first + first + 2 * first < int(settings["WatchdogSec"])
+
+
+@pytest.mark.skipif(__import__("shutil").which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_units_exposure_is_at_most_2_5():
+    import re
+    import subprocess
+
+    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(UNIT)],
+                            capture_output=True, text=True, timeout=60)
+    found = re.search(r"Overall exposure level for dicetable.service: ([0-9.]+)", result.stdout)
+    assert found, result.stdout[-500:] + result.stderr[-500:]
+    assert float(found.group(1)) <= 2.5

@@ -3,8 +3,18 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The Pi's pinned set (Raspberry Pi OS Bookworm: Python 3.11, apt's numpy 1.24), which
+# `make test` also tests, in a second venv.
+PI_PYTHON ?= python3.11
+PI_VENV := .venv-pi
+PI_CONSTRAINTS := constraints/pi-bookworm.txt
+# torch comes from PyTorch's CPU-only index: PyPI's Linux torch pulls in the CUDA build and
+# its nvidia-* wheels (gigabytes) for one training test that runs on the CPU.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# The torch requirement of the `train` extra, as pyproject.toml gives it.
+TORCH = $$($(BIN)/python -c 'import tomllib; print(next(r for r in tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["train"] if r.startswith("torch")))')
 
-.PHONY: demo test
+.PHONY: demo test test-pi
 
 # -qq: errors only (setuptools notes that every editable install of a flat layout is one).
 $(BIN)/.installed: pyproject.toml
@@ -13,14 +23,29 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install -qq -e .
 	touch $@
 
-# The tests also need the `train` extra (torch, CPU build; onnx) for the training smoke test.
+# The tests also need the `train` extra (torch, CPU build; onnx) for the training smoke test:
+# torch alone from the CPU index (--no-deps: its few pure-Python dependencies come from the
+# usual index with the rest), then the extras, which the installed CPU torch satisfies.
 $(BIN)/.installed-test: $(BIN)/.installed
-	$(BIN)/pip install -qq -e '.[test,train]'
+	$(BIN)/pip install -qq --retries 1 --no-deps --index-url $(TORCH_INDEX) "$(TORCH)"
+	$(BIN)/pip install -qq -e '.[test,browser,train]'
+	touch $@
+
+# The Pi's set: the project and the test tools, every version from the constraints file.
+$(PI_VENV)/bin/.installed: pyproject.toml $(PI_CONSTRAINTS)
+	$(PI_PYTHON) -m venv $(PI_VENV)
+	$(PI_VENV)/bin/pip install -qq -c $(PI_CONSTRAINTS) -e '.[test]'
 	touch $@
 
 demo: $(BIN)/.installed
 	$(BIN)/dicetable demo
 
+# The runtime tests (all but the browser tests; the training test skips without torch)
+# against the Pi's pinned set.
+test-pi: $(PI_VENV)/bin/.installed
+	$(PI_VENV)/bin/pytest -q -m 'not browser'
+
 test: $(BIN)/.installed-test
 	./.ci/browser
 	$(BIN)/pytest -q
+	$(MAKE) --no-print-directory test-pi

@@ -16,7 +16,8 @@ _KEPT_FREE = 32 << 20  # bytes
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pi import appliance, bench, loadtest, pin, replay
+    from hardware import wiring
+    from pi import __version__, appliance, bench, loadtest, pin, replay
     from pi.voice import script as voice_script
     from vision import cli as vision_cli
 
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dicetable",
         description="A table companion for physical dice games.",
     )
+    parser.add_argument("--version", action="version", version=f"dicetable {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     replay.register(sub)  # replay, odds
     vision_cli.register(sub)  # detect, evaluate, bench, calibrate
@@ -32,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     loadtest.register(sub)  # loadtest
     pin.register(sub)  # pin
     voice_script.register(sub)  # bench-voice
+    wiring.register(sub)  # wiring
     return parser
 
 

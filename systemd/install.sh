@@ -35,8 +35,9 @@ echo "== venv with the system site packages (to see apt's picamera2, libcamera, 
 if [ ! -x "$PREFIX/.venv/bin/python" ]; then
     python3 -m venv --system-site-packages "$PREFIX/.venv"
 fi
-# numpy<2: apt's picamera2 helpers (simplejpeg, ...) are built against numpy 1.x.
-"$PREFIX/.venv/bin/pip" install --quiet "$PREFIX" "numpy<2"
+# The Pi's pinned set (numpy is apt's 1.24, which picamera2 and its helpers are built against),
+# the same that `make test` tests.
+"$PREFIX/.venv/bin/pip" install --quiet --constraint "$PREFIX/constraints/pi-bookworm.txt" "$PREFIX"
 
 echo "== config in $CONF"
 install -d -m 0750 -o root -g dicetable "$CONF_DIR"

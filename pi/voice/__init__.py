@@ -34,7 +34,8 @@ def attach(table: Any, config: Any, mute: bool = False, wav_dir: str | Path | No
     muted = mute or getattr(settings, "muted", False)
     sink, reason = None, None
     if not enabled:
-        reason = "turned off in the config ([voice] enabled = false)"
+        reason = {"en": "turned off in the config ([voice] enabled = false)",
+                  "ja": "設定で切ってあります（[voice] enabled = false）"}
     elif wav_dir is not None:
         sink = WavFolder(wav_dir)
     else:

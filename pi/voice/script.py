@@ -57,7 +57,7 @@ def speak_script(stream: IO, folder: str | Path, lang: str) -> list[dict[str, An
     voice = Voice(lang, sink)
     if voice.reason is not None:
         voice.close()
-        raise SpeechError(voice.reason)
+        raise SpeechError(voice.reason["en"], voice.reason["ja"])
     try:
         before = None
         for number, event in [(header["line"], None), *events]:

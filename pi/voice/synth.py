@@ -39,7 +39,11 @@ INSTALL = {
 
 class SpeechError(RuntimeError):
     """No speech for a language here (the program is missing or failed); the message says
-    what to install."""
+    what to install. ``words`` is the message in English and Japanese for the host page."""
+
+    def __init__(self, en: str, ja: str | None = None) -> None:
+        super().__init__(en)
+        self.words = {"en": en, "ja": ja or f"音声を作れません（{en}）"}
 
 
 def read_wav(data: bytes) -> tuple[np.ndarray, int]:
@@ -107,7 +111,8 @@ class Espeak:
     def __init__(self, lang: str = "en", words_per_minute: int = 165) -> None:
         self.program = shutil.which("espeak-ng")
         if self.program is None:
-            raise SpeechError(f"espeak-ng is not installed ({INSTALL['en']})")
+            raise SpeechError(f"espeak-ng is not installed ({INSTALL['en']})",
+                              f"espeak-ng がインストールされていません（{INSTALL['en']}）")
         self.lang = lang
         self.args = [self.program, "-v", lang, "-s", str(words_per_minute), "--stdin", "--stdout"]
 
@@ -129,7 +134,8 @@ class OpenJTalk:
         if program is None or dictionary is None or voice is None:
             missing = [what for what, found in (("open_jtalk", program), ("its dictionary", dictionary),
                                                 ("its voice", voice)) if found is None]
-            raise SpeechError(f"Open JTalk is not installed ({', '.join(missing)} missing; {INSTALL['ja']})")
+            raise SpeechError(f"Open JTalk is not installed ({', '.join(missing)} missing; {INSTALL['ja']})",
+                              f"Open JTalk がインストールされていません（{INSTALL['ja']}）")
         self.lang = "ja"
         frame_period = round(RATE * 0.005)  # 5 ms frames, as the voice was trained
         self.args = [program, "-x", dictionary, "-m", voice, "-s", str(RATE), "-p", str(frame_period),

@@ -134,7 +134,7 @@ class Speaker:
         self._dir.cleanup()
 
 
-def audio_output() -> tuple[list[str] | None, str | None]:
+def audio_output() -> tuple[list[str] | None, dict[str, str] | None]:
     """(the command that plays a WAV file here, None) or (None, why the table is silent):
     ``paplay`` when a PulseAudio/PipeWire server answers, else ``aplay`` when ALSA has a
     sound card."""
@@ -149,9 +149,11 @@ def audio_output() -> tuple[list[str] | None, str | None]:
     except OSError:
         cards = ""
     if not cards.strip() or "no soundcards" in cards:
-        return None, "no audio device (no sound card and no PulseAudio/PipeWire server)"
+        return None, {"en": "no audio device (no sound card and no PulseAudio/PipeWire server)",
+                      "ja": "音声の出力先がありません（サウンドカードも PulseAudio/PipeWire もありません）"}
     if not shutil.which("aplay"):
-        return None, "aplay is not installed (apt install alsa-utils)"
+        return None, {"en": "aplay is not installed (apt install alsa-utils)",
+                      "ja": "aplay がインストールされていません（apt install alsa-utils）"}
     return ["aplay", "-q"], None
 
 
@@ -159,14 +161,15 @@ def audio_output() -> tuple[list[str] | None, str | None]:
 
 
 class Voice:
-    """The queue and the thread that speaks; ``reason`` set: silent, and the host page says why.
+    """The queue and the thread that speaks; ``reason`` set (``{"en", "ja"}``): silent, and
+    the host page says why.
 
     ``synth(lang)`` gives the language's synthesiser (``pi.voice.synth.shared``); ``volume``
     0-100 scales the samples; ``muted`` says nothing and drops what waits.
     """
 
     def __init__(self, lang: str, sink: Any, synth: Callable[[str], Any] | None = None, volume: int = 80,
-                 muted: bool = False, reason: str | None = None) -> None:
+                 muted: bool = False, reason: dict[str, str] | None = None) -> None:
         from pi.voice import synth as synth_module
 
         self.lang = lang
@@ -179,7 +182,7 @@ class Voice:
             try:
                 self._synth_for(lang)
             except SpeechError as exc:
-                self.reason = str(exc)
+                self.reason = exc.words
         self._cond = threading.Condition()
         self._queue: deque[tuple[int, Any]] = deque()
         self._generation = 0

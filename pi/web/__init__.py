@@ -156,13 +156,14 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.extensions["table"] = table
     app.extensions["dicetable_config"] = config
 
-    from pi.web import history, host, rules, seat, status
+    from pi.web import history, host, rules, seat, status, voice
 
     app.register_blueprint(status.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(seat.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(rules.bp)
+    app.register_blueprint(voice.bp)  # the table's voice on the host page
     app.register_blueprint(__import__("pi.web.health", fromlist=["bp"]).bp)
     if app.config["DEMO"]:
         from pi.web import demo

@@ -283,3 +283,23 @@ STRINGS.update({
         "ja": "時計が{amount}戻りました（Piには時計用の電池がなく、時刻を修正しました）。それ以前の手の時刻はずれているかも"
               "しれません。失われた手はありません。"},
 })
+
+
+# The table's voice on the host page (pi/web/voice.py, docs/voice.md).
+STRINGS.update({
+    "voice_title": {"en": "Voice", "ja": "音声"},
+    "voice_on": {"en": "The table speaks", "ja": "読み上げ中"},
+    "voice_muted": {"en": "Muted", "ja": "ミュート中"},
+    "voice_silent": {"en": "The table is silent", "ja": "読み上げなし"},
+    "voice_volume": {"en": "volume {volume}%", "ja": "音量 {volume}%"},
+    "voice_mute": {"en": "Mute", "ja": "ミュート"},
+    "voice_unmute": {"en": "Unmute", "ja": "ミュート解除"},
+    "voice_quieter": {"en": "Quieter", "ja": "小さく"},
+    "voice_louder": {"en": "Louder", "ja": "大きく"},
+    "voice_not_started": {"en": "the voice was not started with this table (dicetable demo and run start it)",
+                          "ja": "このテーブルでは音声を起動していません（dicetable demo と run で起動します）"},
+    "voice_bad_request": {"en": "Send muted (1 or 0) or volume (0 to 100).",
+                          "ja": "muted（1 か 0）か volume（0〜100）を送ってください。"},
+    "voice_bad_muted": {"en": "muted is 1 (mute) or 0 (speak).", "ja": "muted は 1（ミュート）か 0（読み上げ）です。"},
+    "voice_bad_volume": {"en": "The volume is a whole number from 0 to 100.", "ja": "音量は 0〜100 の整数です。"},
+})

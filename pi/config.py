@@ -81,6 +81,23 @@ class VoiceConfig:
 
 
 @dataclass(frozen=True)
+class WifiConfig:
+    """The table's own Wi-Fi (the Pi as a hotspot, docs/hotspot.md): the host page shows
+    its QR code so phones join with one scan. ``password``: WPA2, 8 to 63 characters."""
+
+    ssid: str
+    password: str
+
+    def join_text(self) -> str:
+        """What the join QR code holds (the Wi-Fi QR format phones read)."""
+        return f"WIFI:T:WPA;S:{_wifi_escape(self.ssid)};P:{_wifi_escape(self.password)};;"
+
+
+def _wifi_escape(text: str) -> str:
+    return re.sub(r'([\\;,:"])', r"\\\1", text)
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything the appliance reads at start."""
 
@@ -92,6 +109,7 @@ class Config:
     language: str = "ja"
     host_pin_hash: str | None = None  # pi.pin's salted hash ("dicetable pin")
     voice: VoiceConfig = field(default_factory=VoiceConfig)
+    wifi: WifiConfig | None = None  # the table's own Wi-Fi, for its join QR code
 
     def check_pin(self, guess: Any) -> bool:
         """Whether ``guess`` is the host PIN (constant-time)."""
@@ -170,7 +188,7 @@ def load(path: str | Path | None = None) -> Config:
 
 # --- validation --------------------------------------------------------------------------
 
-_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "host_pin_hash", "language", "voice")
+_TOP_KEYS = ("seats", "camera", "web", "data_dir", "host_pin", "host_pin_hash", "language", "voice", "wifi")
 _SEAT_KEYS = ("name", "colour", "button_pin", "led_pin")
 _CAMERA_KEYS = ("source", "device", "path", "width", "height", "fps", "focus",
                 "exposure_us", "awb_gains")
@@ -208,7 +226,32 @@ def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
     if language not in LANGUAGES:
         raise ConfigError(f'language: "{language}" is not known; use "ja" or "en"')
     return Config(seats=seats, camera=camera, web=web, data_dir=data_dir,
-                  host_pin=pin, host_pin_hash=pin_hash, language=language, voice=_voice(raw.get("voice", {})))
+                  host_pin=pin, host_pin_hash=pin_hash, language=language, voice=_voice(raw.get("voice", {})),
+                  wifi=_wifi(raw["wifi"]) if "wifi" in raw else None)
+
+
+_WIFI_KEYS = ("ssid", "password")
+
+
+def _wifi(raw: Any) -> WifiConfig:
+    """The ``[wifi]`` table: the hotspot's name (1 to 32 bytes) and WPA2 password (8 to 63
+    printable ASCII characters), as given to ``nmcli device wifi hotspot``."""
+    raw = _table(raw, "wifi")
+    _check_keys(raw, _WIFI_KEYS, "wifi.")
+    for key in _WIFI_KEYS:
+        if key not in raw:
+            raise ConfigError(f"wifi.{key}: missing; [wifi] needs the ssid and password the hotspot was made with "
+                              "(docs/hotspot.md), or remove [wifi]")
+    ssid = _str(raw["ssid"], "wifi.ssid", "the Wi-Fi's name in quotes")
+    if not 1 <= len(ssid.encode("utf-8")) <= 32 or not ssid.isprintable():
+        raise ConfigError(f"wifi.ssid: {_shown(ssid)} is not a Wi-Fi name; use 1 to 32 bytes of printable text "
+                          "(a Japanese character takes 3)")
+    password = _str(raw["password"], "wifi.password", "the Wi-Fi's password in quotes")
+    if not 8 <= len(password) <= 63 or not all(" " <= c <= "~" for c in password):
+        raise ConfigError(f"wifi.password: a WPA2 password is 8 to 63 characters of printable ASCII "
+                          f"(letters, digits, punctuation); this one has {len(password)} characters"
+                          + ("" if all(" " <= c <= "~" for c in password) else " and some outside ASCII"))
+    return WifiConfig(ssid, password)
 
 
 _VOICE_KEYS = ("enabled", "volume", "muted")

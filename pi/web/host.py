@@ -87,7 +87,7 @@ def page():
     config = _config()
     links = []
     if table.record is not None:
-        root = phone_root(request.url_root, getattr(config.web, "host", ""))
+        root = phone_root(request.url_root, getattr(config.web, "host", ""), request.remote_addr)
         for seat in table.record.seats:
             url = root + url_for("seat.page", token=table.record.tokens[seat["name"]])
             links.append({"seat": seat["name"], "colour": seat["colour"], "url": url, "qr": _qr_svg(url)})
@@ -95,6 +95,7 @@ def page():
     return render_template(
         "host.html", **host_view(table), links=links, games=list(titles), titles=titles,
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
+        wifi=getattr(config, "wifi", None), qr_svg=_qr_svg,
         seat_colours=list(COLOURS), game_settings=_game_settings, both=i18n.both,
     )
 
@@ -141,7 +142,9 @@ def playable_games() -> dict[str, dict[str, str]]:
 
 
 def lan_address() -> str | None:
-    """This machine's address on the LAN (the route to a private address; nothing is sent)."""
+    """This machine's address on the LAN: the one it would use towards a private address
+    (nothing is sent), else, without such a route (its own hotspot and nothing else), the
+    first IPv4 address of a network interface other than loopback."""
     import socket
 
     try:
@@ -149,22 +152,83 @@ def lan_address() -> str | None:
             s.connect(("10.255.255.255", 1))
             address = s.getsockname()[0]
     except OSError:
+        address = None
+    if address is None or address.startswith("127."):
+        address = next((a for a in interface_addresses() if not a.startswith("127.")), None)
+    return address
+
+
+def interface_addresses() -> list[str]:
+    """The IPv4 address of each network interface (Linux; [] elsewhere)."""
+    import fcntl
+    import socket
+    import struct
+
+    out = []
+    try:
+        names = [name for _, name in socket.if_nameindex()]
+    except OSError:
+        return []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for name in names:
+            try:  # SIOCGIFADDR
+                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))
+            except OSError:  # no IPv4 address
+                continue
+            out.append(socket.inet_ntoa(packed[20:24]))
+    return out
+
+
+def address_facing(client: str | None) -> str | None:
+    """This machine's address on the network that reaches ``client`` (the interface that
+    serves that phone: 10.42.0.1 on its own hotspot); None for a local client."""
+    import ipaddress
+    import socket
+
+    try:
+        ip = ipaddress.ip_address(client or "")
+    except ValueError:
         return None
-    return None if address.startswith("127.") else address
+    if ip.is_loopback or ip.is_unspecified:
+        return None
+    try:
+        with socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((str(ip), 1))
+            return s.getsockname()[0]
+    except OSError:
+        return None
 
 
-def phone_root(url_root: str, bound_host: str) -> str:
-    """The address phones should use for seat links: the page's own address, except that a
-    host page opened on this machine (localhost) while the server listens on the LAN gets
-    the LAN address, so the QR codes work on phones."""
+def phone_root(url_root: str, bound_host: str, client: str | None = None) -> str:
+    """The address phones should use for seat links. The page's own address when it is an
+    IP address; a name (dicetable.local, raspberrypi) needs a router's DNS or mDNS, which
+    phones on the Pi's own hotspot may not have, and localhost reaches no phone: then the
+    Pi's IP on the interface that serves ``client`` (the browser asking), else its LAN
+    address, when the server listens beyond this machine."""
+    import ipaddress
     from urllib.parse import urlsplit
 
     parts = urlsplit(url_root)
-    if parts.hostname in ("127.0.0.1", "localhost", "::1") and bound_host in ("0.0.0.0", "::"):
-        lan = lan_address()
-        if lan:
-            port = f":{parts.port}" if parts.port else ""
-            return f"{parts.scheme}://{lan}{port}"
+    host = parts.hostname or ""
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    local = host == "localhost" or (literal is not None and literal.is_loopback)
+    if literal is not None and not literal.is_loopback:
+        return url_root.rstrip("/")
+    if local and bound_host not in ("0.0.0.0", "::"):
+        return url_root.rstrip("/")  # served on this machine only: no phone reaches it anyway
+    try:
+        bound = ipaddress.ip_address(bound_host)
+    except ValueError:
+        bound = None
+    address = (bound_host if bound is not None and not bound.is_unspecified and not bound.is_loopback
+               else address_facing(client) or lan_address())
+    if address:
+        port = f":{parts.port}" if parts.port else ""
+        shown = f"[{address}]" if ":" in address else address
+        return f"{parts.scheme}://{shown}{port}"
     return url_root.rstrip("/")
 
 

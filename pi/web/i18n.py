@@ -282,6 +282,11 @@ STRINGS.update({
               "earlier moves may be off. No move was lost.",
         "ja": "時計が{amount}戻りました（Piには時計用の電池がなく、時刻を修正しました）。それ以前の手の時刻はずれているかも"
               "しれません。失われた手はありません。"},
+    "wifi_title": {"en": "The table's Wi-Fi", "ja": "テーブルのWi-Fi"},
+    "wifi_hint": {"en": "Players scan this with the phone's camera to join the table's Wi-Fi, then their seat's code.",
+                  "ja": "プレイヤーはスマホのカメラでこれを読み取ってテーブルのWi-Fiにつなぎ、次に自分の席のコードを読み取ります。"},
+    "wifi_name": {"en": "Network", "ja": "ネットワーク名"},
+    "wifi_password": {"en": "Password", "ja": "パスワード"},
 })
 
 

@@ -373,7 +373,7 @@ def test_seat_links_use_the_lan_address_when_served_on_the_lan(monkeypatch):
     monkeypatch.setattr(host, "lan_address", lambda: "192.168.1.20")
     assert host.phone_root("http://127.0.0.1:8080/", "0.0.0.0") == "http://192.168.1.20:8080"
     assert host.phone_root("http://127.0.0.1:8080/", "127.0.0.1") == "http://127.0.0.1:8080"
-    assert host.phone_root("http://dicetable.local:8080/", "0.0.0.0") == "http://dicetable.local:8080"
+    assert host.phone_root("http://dicetable.local:8080/", "0.0.0.0") == "http://192.168.1.20:8080"  # no name: phones on a hotspot lack its DNS
 
 
 def test_live_streams_are_capped_and_pages_poll_beyond_the_cap(table, config):

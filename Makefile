@@ -43,7 +43,7 @@ demo: $(BIN)/.installed
 # The runtime tests (all but the browser tests; the training test skips without torch)
 # against the Pi's pinned set.
 test-pi: $(PI_VENV)/bin/.installed
-	$(PI_VENV)/bin/pytest -q -m 'not browser'
+	DICETABLE_PI_SET=$(PI_CONSTRAINTS) $(PI_VENV)/bin/pytest -q -m 'not browser'
 
 test: $(BIN)/.installed-test
 	./.ci/browser

@@ -108,3 +108,49 @@ def test_every_page_fits_a_phone_in_both_languages(game, served, browser):
         _check(page, f"{game}-host", lang, problems)
         context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_pis_own_warnings_and_the_wifi_join_code_fit_a_phone(served, browser):
+    """The banner of a full SD card and of a clock that jumped (status and host pages), and
+    the host page's Wi-Fi join code (pi/web/health.py, _wifi.html)."""
+    from pi.config import WifiConfig
+    from pi.web import health
+    from tests.pi.conftest import FakeClock
+
+    app, root = served
+    assert app.table.start_game("alea", [{"name": s, "colour": c} for s, c in zip(NAMES, COLOURS)][:3], {}, seed=7)["ok"]
+    config = app.app.extensions["dicetable_config"]
+    wall, steady = FakeClock(1_763_600_000.0), FakeClock(10.0)
+    app.app.extensions["dicetable_config"] = dataclasses.replace(config, wifi=WifiConfig("dicetable", "Xy7-Qz9-Kw3"))
+    app.app.extensions["health"] = health.Health(app.table, config, clock=health.ClockWatch(wall, steady))
+    wall.advance(3 * 86400)  # network time arrived late
+    app.store.write_error = "disk_full"
+    problems: list[str] = []
+    try:
+        for lang in ("ja", "en"):
+            context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
+                                          locale="ja-JP" if lang == "ja" else "en-US")
+            context.add_cookies([{"name": "lang", "value": lang, "url": root}])
+            page = context.new_page()
+            page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+            page.goto(root + "/")
+            assert page.locator("p.health").count() == 2
+            _check(page, "health-status", lang, problems)
+            page.goto(root + "/host")
+            page.fill("input[name=pin]", app.config.host_pin)
+            page.click("#login-form button[type=submit]")
+            page.wait_for_selector("#wifi svg")
+            assert page.locator("p.health").count() == 2
+            _check(page, "health-host", lang, problems)
+            page.locator("#wifi").screenshot(path=str(SHOTS / f"wifi-{lang}.png"))
+            import cv2  # the code on the page is the Wi-Fi's, as a phone's camera reads it
+
+            shot = cv2.imread(str(SHOTS / f"wifi-{lang}.png"))
+            shot = cv2.resize(shot, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST)
+            assert cv2.QRCodeDetector().detectAndDecode(shot)[0] == "WIFI:T:WPA;S:dicetable;P:Xy7-Qz9-Kw3;;"
+            context.close()
+    finally:
+        app.store.write_error = None
+        app.app.extensions["dicetable_config"] = config
+        app.app.extensions.pop("health", None)
+    assert not problems, "\n".join(problems)

@@ -70,11 +70,15 @@ def register(sub) -> None:
     _faces_option(p)
     p.set_defaults(handler=evaluate_command)
 
-    p = sub.add_parser("teach", help="learn this table's own dice faces (a logo for a 6) from labelled photos",
-                       description="Read a labelled folder (images + annotations.json, the shared format) of "
-                                   "this table's dice: the faces the model reads wrong (a logo instead of pips) "
-                                   "are learnt, and saved where `detect`, `evaluate` and the appliance use them. "
-                                   "A few photos are enough; every die needs its label.")
+    p = sub.add_parser("teach", help="learn this table's own dice (a logo for a 6, numerals, its d10 and d20) "
+                                     "from labelled photos",
+                       description="Read a labelled folder (images + annotations.json, the shared format: "
+                                   "[x0, y0, x1, y1, face] for a d6, [x0, y0, x1, y1, face, 10 or 20] for a d10 "
+                                   "or a d20) of this table's dice: the faces the model reads wrong or is unsure of "
+                                   "(a logo instead of pips, numerals in a font of their own) are learnt, and "
+                                   "saved where `detect`, `evaluate` and the appliance use them. A few photos are "
+                                   "enough; every die needs its label, and each face of each kind of die taught "
+                                   "should be shown once: the faces no photo showed are named.")
     p.add_argument("folder", metavar="FOLDER")
     p.add_argument("--out", metavar="PATH",
                    help="where to save the faces (default: faces.npz beside the colour calibration, "
@@ -568,7 +572,7 @@ def teach_command(args) -> int:
     """`dicetable teach FOLDER`: exit 0 when faces were taught and saved; 2 (nothing
     written) for a folder that cannot be read or teaches nothing."""
     from vision import evaluate
-    from vision.faces import FaceBook
+    from vision.faces import FaceBook, FaceBookError
 
     try:
         labels = evaluate.load_annotations(args.folder)
@@ -589,10 +593,16 @@ def teach_command(args) -> int:
     det = _detector("teach", args.models, threads=args.threads, colours=False)
     if det is None:
         return 2
-    book, report = FaceBook.teach(det, photos)
+    try:
+        book, report = FaceBook.teach(det, photos)
+    except FaceBookError as exc:
+        print(f"dicetable teach: {exc}; nothing saved", file=sys.stderr)
+        return 2
     print(f"dicetable teach: {report.photos} photos, {report.labelled} labelled dice, {report.matched} found by "
           f"the detector ({report.unmatched} not found); {report.taught} read wrong or unsure by the model and "
           f"taught, {report.controls} kept as controls")
+    for line in missing_faces(report.missing()):
+        print(f"dicetable teach: {line}")
     if not report.matched:
         print(f"dicetable teach: none of the {report.labelled} labelled dice lies where the detector finds a die "
               "(boxes in each photo's own pixels, [x0, y0, x1, y1, face]?): nothing to teach, nothing saved",
@@ -610,10 +620,17 @@ def teach_command(args) -> int:
         return 2
     det.faces = book
     pairs = [pair for image, lbs in photos for pair in _matched(det, image, lbs)]
-    right = sum(r.face == int(lb[4]) for r, lb in pairs)
+    right = sum(r.face == int(lb[4]) and r.sides == (int(lb[5]) if len(lb) > 5 else 6) for r, lb in pairs)
     print(f"dicetable teach: saved {book!r} to {out}; with it the teaching photos read {right} of their "
           f"{report.labelled} labelled dice right ({len(pairs)} found)")
     return 0
+
+
+def missing_faces(missing: dict[int, list[int]]) -> list[str]:
+    """One line per kind of die taught: every face shown, or the faces still missing."""
+    return [f"d{sides}: every face shown" if not faces else
+            f"d{sides}: faces {', '.join(str(f) for f in faces)} still missing (no photo showed them)"
+            for sides, faces in missing.items()]
 
 
 def _matched(det, image, labels):

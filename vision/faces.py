@@ -1,54 +1,65 @@
-"""Custom faces: a table's own dice, taught from a few labelled photos (`dicetable teach`).
+"""Custom faces: a table's own dice, taught from a few labelled photos (`dicetable teach`,
+the host page's teaching session).
 
-Some dice carry a logo instead of pips (a maker's emblem on the 6, a star on the 1): the
-classifier has never seen that logo and reads the face wrong. A `FaceBook` remembers how
-this table's faces look and corrects the classifier where it recognises one.
+Some dice carry a logo instead of pips (a maker's emblem on the 6, a star on the 1), a d6
+may carry numerals, a d10 or d20 may be written in a font the classifier has never seen:
+the classifier reads such a face wrong, or is unsure. A `FaceBook` remembers how this
+table's faces look, for each kind of die (6, 10 and 20 sides), and corrects the
+classifier where it recognises one.
 
-How it is taught (`FaceBook.teach`): every labelled die of the teaching photos is matched
-to the detection whose centre lies in its box, and its crop (the classifier's own 48x48
-crop) is stored with the labelled face and the model's own reading there (`readings`: the
-face it is sure of, else 0), as an example of a *taught* face where the model read it
-wrong or was unsure, else as a *control* (an ordinary face this table's model reads
-right). An example (`descriptors`) is the crop turned square to the die's edges and scaled
-to its top face, grey, normalised, plus its fine detail (what tells a star from a big
-pip), stored in its four quarter turns.
+How it is taught (`FaceBook.teach`): every labelled die of the teaching photos ([x0, y0,
+x1, y1, face] for a d6, [..., face, sides] for a d10 or d20) is matched to the detection
+whose centre lies in its box, and its crop (the classifier's own 48x48 crop) is stored
+with its class (`vision.detector.CLASSES`: the kind of die and its face) and the model's
+own reading there (`readings`: the class it is sure of, else 0), as an example of a
+*taught* face where the model read it wrong or was unsure, else as a *control* (a face
+this table's model reads right). An example (`descriptors`) is the crop turned square to
+the die's edges and scaled to its top face, grey, normalised, plus its fine detail (what
+tells a star from a big pip), stored turned: a d6 in its four quarter turns, a d10 or a
+d20 (whose top face has no square edges to turn it by) in `POLY_TURNS` turns.
 
 How it reads (`FaceBook.read`): a crop the model reads as a taught example was read (a 1
-for a star on the 6, say), or is unsure of, is compared (cosine similarity) with those
-examples; when the nearest is a taught face and at least `threshold` similar, that face
-replaces the classifier's reading. A die the model is sure shows another face is never
-changed, and an ordinary die of this table is nearer one of its controls. Measured (see
-vision/README.md): taught from 4 trays of 4000x3000 px, logo dice read right 0.98-1.0
-where the model alone reads 0.80; books taught on synthetic logo dice change no reading of
-the 200 Byler photos at 0.70 (the nearest Byler crop to a taught face: 0.69).
+for a star on the 6, a d6 for a d10 it does not know), or is unsure of, is compared
+(cosine similarity) with those examples; when the nearest is a taught face and at least
+`threshold` similar, that die and face replace the classifier's reading. A die the model
+is sure shows another face is never changed, and an ordinary die of this table is nearer
+one of its controls. Measured (see vision/README.md, `python -m vision.teach_check`).
 
 Saved as `faces.npz` beside the colour calibration; `detect`, `evaluate` and the appliance
-load it when it is there (`Detector(faces=...)`).
+load it when it is there (`Detector(faces=...)`). A book saved before d10 and d20 could be
+taught (version 2: d6 faces only) still loads.
 """
 from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
+from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, check_face, class_of
+
 SIDE = 24  # descriptor patch side (pixels)
 INNER = 0.86  # share of the top face's side the patch covers (the bevel left out)
 DETAIL = 0.3  # weight of the fine detail (what tells a star from a big pip) in a descriptor
-THRESHOLD = 0.70  # least similarity for a taught face to be taken (measured in the module docstring)
+THRESHOLD = 0.70  # least similarity for a taught face to be taken (measured in vision/README.md)
 MAX_CONTROLS = 400  # ordinary faces kept as controls at most
+LOOK = 0.3  # weight of the look (the descriptors) against the model's signature in a similarity
+TURNS = 4  # stored turns of a d6's example: its quarter turns (a die face has no up)
+POLY_TURNS = 24  # stored turns of a d10's or d20's example (every 15 degrees)
 # What the model's reading of a crop is, as the detector decides it (Detector defaults).
 DIE_THRESHOLD = 0.5
 FACE_MIN = 0.6
 _CROP = 48
 _BOX = _CROP / 1.25  # the detector's box side in its crop (crops are 1.25x the box)
 _FORMAT = "dicetable-faces"
-_VERSION = 2
-
-
+_VERSION = 3  # 3: classes of every kind of die; 2: d6 faces only (still loaded)
+#: The model reading of a version-2 book's example the model was sure is a d10 or d20 (of
+#: any face): such an example replaces any sure d10 or d20 reading.
+ANY_NUMBERED = -1
 class FaceBookError(ValueError):
     """A faces file or a teaching folder that cannot be used; the message says why."""
 
@@ -82,8 +93,8 @@ def descriptors(crops: np.ndarray, turns: int = 1) -> np.ndarray:
     """(N x turns, SIDE*SIDE) descriptors of N BGR crops (N x 48 x 48 x 3, the classifier's
     crops): the top face turned square to the patch (its edges' direction) and scaled to fill
     it (the box of a die turned by a then holds a face of side box / (|cos a| + |sin a|)),
-    grey, normalised, plus its fine detail; `turns` 4 adds the three quarter turns (all turns
-    of crop 0 first)."""
+    grey, normalised, plus its fine detail; `turns` > 1 adds the crop turned by every
+    360/turns degrees (all turns of crop 0 first)."""
     out = np.empty((len(crops) * turns, SIDE * SIDE), np.float32)
     c = (_CROP - 1) / 2
     for i, crop in enumerate(crops):
@@ -93,37 +104,83 @@ def descriptors(crops: np.ndarray, turns: int = 1) -> np.ndarray:
         a = _angle(crop)
         grey = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 0.6)
         side = _BOX / (abs(np.cos(a)) + abs(np.sin(a)))
-        m = cv2.getRotationMatrix2D((c, c), float(np.degrees(a)), SIDE / (INNER * side))
-        m[:, 2] += (SIDE - 1) / 2 - c
-        p = cv2.warpAffine(grey, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        d = np.sqrt(1 - DETAIL) * _unit(p) + np.sqrt(DETAIL) * _unit(p - cv2.GaussianBlur(p, (0, 0), 1.5))
-        d /= max(float(np.linalg.norm(d)), 1e-6)
+        base = _patch(grey, np.degrees(a), side, c)
         for k in range(turns):
-            out[i * turns + k] = np.rot90(d, k).ravel()
+            turn = 360.0 * k / turns
+            d = np.rot90(base, int(turn // 90)) if turn % 90 == 0 else _patch(grey, np.degrees(a) + turn, side, c)
+            out[i * turns + k] = d.ravel()
     return out
 
 
-#: The reading of a crop the model is sure is a d10 or a d20: a taught (d6) face never
-#: replaces it, unless it was taught over that very reading.
-NOT_A_D6 = -1
+def _patch(grey: np.ndarray, degrees: float, side: float, c: float) -> np.ndarray:
+    """The unit descriptor patch of a grey crop turned by `degrees`, its top face of `side`."""
+    m = cv2.getRotationMatrix2D((c, c), float(degrees), SIDE / (INNER * side))
+    m[:, 2] += (SIDE - 1) / 2 - c
+    p = cv2.warpAffine(grey, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    d = np.sqrt(1 - DETAIL) * _unit(p) + np.sqrt(DETAIL) * _unit(p - cv2.GaussianBlur(p, (0, 0), 1.5))
+    return d / max(float(np.linalg.norm(d)), 1e-6)
+
+
+def turns_of(sides: int) -> int:
+    """How many turns of an example of a d`sides` are stored."""
+    return TURNS if sides == 6 else POLY_TURNS
 
 
 def readings(probs: np.ndarray) -> np.ndarray:
     """The model's reading of each crop from its class probabilities (N x classes of
-    `vision.detector.CLASSES`, the first 7 "not a die" and the d6 faces 1-6): the d6 face
-    it is sure of, `NOT_A_D6` for a d10 or d20 it is sure of, or 0 (not a die, or unsure)."""
+    `vision.detector.CLASSES`, the first "not a die"): the class it is sure of (a d6 face
+    at `FACE_MIN`, a d10 or d20 face at `NUMBERED_FACE_MIN`, as the detector decides), or
+    0 (not a die, or unsure)."""
     probs = np.asarray(probs, np.float32)
     probs = probs.reshape(len(probs), -1)
     die = 1.0 - probs[:, 0]
     best = probs[:, 1:].argmax(1) + 1
-    sure = (die >= DIE_THRESHOLD) & (probs[np.arange(len(probs)), best] >= FACE_MIN * np.maximum(die, 1e-6))
-    return np.where(sure, np.where(best <= 6, best, NOT_A_D6), 0).astype(np.int64)
+    least = np.where(best <= 6, FACE_MIN, NUMBERED_FACE_MIN)
+    sure = (die >= DIE_THRESHOLD) & (probs[np.arange(len(probs)), best] >= least * np.maximum(die, 1e-6))
+    return np.where(sure, best, 0).astype(np.int64)
+
+
+def signatures(probs: np.ndarray) -> np.ndarray:
+    """What the classifier makes of each crop, as a unit vector: the square roots of its
+    class probabilities (N x len(CLASSES); a d6-only classifier's padded with zeros). Two
+    crops' signatures' dot product is how alike the model finds them (1: the same opinion),
+    whatever it reads them as: a die in a font it never saw still draws a consistent
+    opinion, face by face."""
+    probs = np.asarray(probs, np.float32)
+    probs = probs.reshape(len(probs), -1)
+    out = np.zeros((len(probs), len(CLASSES)), np.float32)
+    out[:, :probs.shape[1]] = np.sqrt(np.clip(probs, 0, 1))
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
+
+
+class Taught(NamedTuple):
+    """A taught face recognised on a crop: its class (`vision.detector.CLASSES`), how
+    similar the crop is to its nearest example, and the die and face that class is."""
+
+    cls: int
+    similarity: float
+    sides: int
+    face: int
+
+
+def kind_and_face(label: Sequence[float]) -> tuple[int, int]:
+    """The (sides, face) of a label [x0, y0, x1, y1, face] or [..., face, sides]; ValueError
+    for a die that does not exist (a d6 showing 7)."""
+    sides = int(label[5]) if len(label) > 5 else 6
+    face = label[4]
+    if isinstance(face, float) and face.is_integer():
+        face = int(face)
+    if isinstance(face, bool) or not isinstance(face, (int, np.integer)):
+        raise ValueError(f"a face is a whole number, got {face!r}")
+    check_face(sides, int(face))
+    return sides, int(face)
 
 
 @dataclass
 class Teaching:
     """What `FaceBook.teach` found: dice labelled, matched to a detection, taught (read
-    wrong or unsure by the model), controls kept, and labelled dice no detection found."""
+    wrong or unsure by the model), controls kept, labelled dice no detection found, and the
+    faces of each kind of die matched (`shown`: sides -> faces)."""
 
     photos: int = 0
     labelled: int = 0
@@ -131,109 +188,176 @@ class Teaching:
     taught: int = 0
     controls: int = 0
     unmatched: int = 0
+    shown: dict[int, set[int]] = field(default_factory=dict)
 
-
-TURNS = 4  # stored quarter turns of each example (a die face has no up)
+    def missing(self) -> dict[int, list[int]]:
+        """The faces of each kind of die taught that no photo showed (sides -> faces)."""
+        return {n: [f for f in FACES[n] if f not in faces] for n, faces in sorted(self.shown.items())}
 
 
 class FaceBook:
-    """Stored examples of this table's faces (see the module docstring): descriptors, the
-    labelled face, whether it is taught (else a control) and what the model alone read
-    there (`readings`)."""
+    """Stored examples of this table's faces (see the module docstring): descriptors, their
+    class (kind of die and face), whether it is taught (else a control), what the model
+    alone read there (`readings`), which rows are an example's first turn, and the model's
+    `signatures` of them (None in a version-2 book: its examples are compared by their
+    look alone)."""
 
-    def __init__(self, examples: np.ndarray, faces: np.ndarray, taught: np.ndarray, model_read: np.ndarray,
-                 threshold: float = THRESHOLD):
+    def __init__(self, examples: np.ndarray, classes: np.ndarray, taught: np.ndarray, model_read: np.ndarray,
+                 first: np.ndarray | None = None, threshold: float = THRESHOLD,
+                 signatures: np.ndarray | None = None):
         self.examples = np.asarray(examples, np.float32).reshape(-1, SIDE * SIDE)
-        self.faces = np.asarray(faces, np.int64).ravel()
+        self.classes = np.asarray(classes, np.int64).ravel()
         self.taught = np.asarray(taught, bool).ravel()
         self.model_read = np.asarray(model_read, np.int64).ravel()
-        if not len(self.examples) == len(self.faces) == len(self.taught) == len(self.model_read):
-            raise FaceBookError("a faces file must hold as many faces, taught flags and readings as examples")
-        if len(self.faces) and not np.isin(self.faces, np.arange(1, 7)).all():
-            raise FaceBookError("a faces file holds a face outside 1-6")
-        if len(self.model_read) and not np.isin(self.model_read, np.arange(NOT_A_D6, 7)).all():
-            raise FaceBookError("a faces file holds a model reading outside -1-6")
+        n = len(self.examples)
+        self.first = np.asarray(first, bool).ravel() if first is not None else np.arange(n) % TURNS == 0
+        self.signatures = None if signatures is None else np.asarray(signatures, np.float32).reshape(-1, len(CLASSES))
+        if self.signatures is not None and len(self.signatures) != n:
+            raise FaceBookError("a faces file must hold as many signatures as examples")
+        if not n == len(self.classes) == len(self.taught) == len(self.model_read) == len(self.first):
+            raise FaceBookError("a faces file must hold as many classes, taught flags, readings and turn marks "
+                                "as examples")
+        if n and not ((self.classes >= 1) & (self.classes < len(CLASSES))).all():
+            raise FaceBookError(f"a faces file holds a die class outside 1-{len(CLASSES) - 1}")
+        if n and not ((self.model_read >= ANY_NUMBERED) & (self.model_read < len(CLASSES))).all():
+            raise FaceBookError(f"a faces file holds a model reading outside {ANY_NUMBERED}-{len(CLASSES) - 1}")
         if not 0.0 < threshold <= 1.0:
             raise FaceBookError(f"the similarity threshold must be in (0, 1], got {threshold!r}")
         self.threshold = float(threshold)
-        self._gated = np.unique(self.model_read[self.taught])  # readings a taught face can replace
+        self._gated = set(np.unique(self.model_read[self.taught]).tolist())  # readings a taught face can replace
 
     @classmethod
     def empty(cls) -> FaceBook:
-        return cls(np.zeros((0, SIDE * SIDE)), np.zeros(0), np.zeros(0, bool), np.zeros(0))
+        return cls(np.zeros((0, SIDE * SIDE)), np.zeros(0), np.zeros(0, bool), np.zeros(0), np.zeros(0, bool),
+                   signatures=np.zeros((0, len(CLASSES))))
+
+    @property
+    def sides(self) -> np.ndarray:
+        """The kind of die of each example."""
+        return np.array([CLASSES[c][0] for c in self.classes], np.int64)
+
+    @property
+    def faces(self) -> np.ndarray:
+        """The face of each example."""
+        return np.array([CLASSES[c][1] for c in self.classes], np.int64)
 
     def __len__(self) -> int:
-        return int(self.taught.sum()) // TURNS
+        """How many taught dice (one per labelled die read wrong or unsure)."""
+        return int((self.taught & self.first).sum())
+
+    def known(self) -> dict[int, list[int]]:
+        """The faces of each kind of die this book holds, taught or as controls (sides -> faces)."""
+        out: dict[int, set[int]] = {}
+        for c in np.unique(self.classes):
+            sides, face = CLASSES[int(c)]
+            out.setdefault(sides, set()).add(face)
+        return {n: sorted(f) for n, f in sorted(out.items())}
 
     def __repr__(self) -> str:
-        taught = sorted({int(f) for f in self.faces[self.taught]})
-        return f"FaceBook({len(self)} taught dice, faces {taught}, {int((~self.taught).sum()) // TURNS} controls)"
+        kinds = {}
+        for c in np.unique(self.classes[self.taught]):
+            sides, face = CLASSES[int(c)]
+            kinds.setdefault(sides, []).append(face)
+        taught = "; ".join(f"d{n} {sorted(f)}" for n, f in sorted(kinds.items())) or "none"
+        return f"FaceBook({len(self)} taught dice, faces {taught}, {int((~self.taught & self.first).sum())} controls)"
 
     # reading -----------------------------------------------------------------------------
 
-    def read(self, crops: np.ndarray, probs: np.ndarray | None = None) -> list[tuple[int, float] | None]:
-        """For each crop, (taught face, similarity) when it is one of the taught faces,
-        else None (the classifier's reading stands). `probs`: the classifier's class
-        probabilities of the crops (N x classes); a taught face only replaces the reading the
-        model gave it when it was taught (e.g. a 1 for a star on the 6), or an unsure one.
-        Without `probs` every crop counts as unsure."""
-        out: list[tuple[int, float] | None] = [None] * len(crops)
+    def read(self, crops: np.ndarray, probs: np.ndarray | None = None) -> list[Taught | None]:
+        """For each crop, its `Taught` face (class first: what the detector puts in place of
+        the classifier's reading) when it is one of the taught faces, else None (the
+        classifier's reading stands). `probs`: the classifier's class probabilities of the
+        crops (N x classes); a taught face only replaces the reading the model gave it when
+        it was taught (e.g. a 1 for a star on the 6), or an unsure one, and only with a
+        class the classifier has (a d6-only classifier takes no taught d10). Without
+        `probs` every crop counts as unsure."""
+        out: list[Taught | None] = [None] * len(crops)
         if not len(crops) or not self.taught.any():
             return out
         read = readings(probs) if probs is not None else np.zeros(len(crops), np.int64)
-        todo = np.nonzero((read == 0) | np.isin(read, self._gated))[0]
+        n_classes = np.asarray(probs).reshape(len(crops), -1).shape[1] if probs is not None else len(CLASSES)
+        gated = np.isin(read, list(self._gated)) | ((read > 6) & (ANY_NUMBERED in self._gated))
+        todo = np.nonzero((read == 0) | gated)[0]
         if not len(todo):
             return out
         sims = descriptors(np.asarray(crops)[todo]) @ self.examples.T
-        allowed = (self.model_read[None, :] == read[todo, None]) | (read[todo, None] == 0)
+        if self.signatures is not None and probs is not None:  # the look and the model's opinion, alike
+            sims = LOOK * sims + (1 - LOOK) * (signatures(np.asarray(probs)[todo]) @ self.signatures.T)
+        r = read[todo, None]
+        m = self.model_read[None, :]
+        allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))
+        allowed &= (self.classes < n_classes)[None, :]
         sims = np.where(allowed, sims, -2.0)
         for i, row in zip(todo, sims):
             k = int(row.argmax())
             if self.taught[k] and row[k] >= self.threshold:
-                out[i] = (int(self.faces[k]), float(row[k]))
+                sides, face = CLASSES[int(self.classes[k])]
+                out[i] = Taught(int(self.classes[k]), float(row[k]), sides, face)
         return out
 
     # teaching ----------------------------------------------------------------------------
 
     @classmethod
     def teach(cls, detector, photos: Iterable[tuple[np.ndarray, Sequence[Sequence[float]]]]) -> tuple[FaceBook, Teaching]:
-        """A book from labelled photos: (image, [[x0, y0, x1, y1, face], ...]) each.
-        `detector` is a `vision.detector.Detector` (its own book is not used)."""
+        """A book from labelled photos: (image, [[x0, y0, x1, y1, face(, sides)], ...]) each
+        (FaceBookError for a label of a die that does not exist). `detector` is a
+        `vision.detector.Detector` (its own book is not used). The book holds the taught
+        faces and the controls (no example at all when nothing was matched)."""
         report = Teaching()
-        taught: list[tuple[np.ndarray, int, int]] = []
-        controls: list[tuple[np.ndarray, int, int]] = []
+        taught: list[tuple[np.ndarray, int, int, np.ndarray]] = []
+        controls: list[tuple[np.ndarray, int, int, np.ndarray]] = []
         for image, labels in photos:
             report.photos += 1
-            boxes, crops, read = _model_readings(detector, image)
-            used: set[int] = set()
+            kinds = []
             for label in labels:
+                try:
+                    kinds.append(kind_and_face(label))
+                except (ValueError, TypeError, IndexError) as exc:
+                    raise FaceBookError(f"photo {report.photos}, label {list(label)!r}: {exc}") from None
+            boxes, crops, probs = _model_readings(detector, image)
+            read, sigs = readings(probs), signatures(probs)
+            used: set[int] = set()
+            for label, (sides, face) in zip(labels, kinds):
                 report.labelled += 1
-                x0, y0, x1, y1, face = (float(v) for v in label[:5])
-                k = _match(boxes, (x0, y0, x1, y1), used)
+                k = _match(boxes, tuple(float(v) for v in label[:4]), used)
                 if k is None:
                     report.unmatched += 1
                     continue
                 used.add(k)
                 report.matched += 1
-                (controls if read[k] == int(face) else taught).append((crops[k], int(face), int(read[k])))
+                report.shown.setdefault(sides, set()).add(face)
+                c = class_of(sides, face)
+                (controls if read[k] == c else taught).append((crops[k], c, int(read[k]), sigs[k]))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:
             keep = np.random.default_rng(0).choice(len(controls), MAX_CONTROLS, replace=False)
             controls = [controls[i] for i in sorted(keep)]
         report.controls = len(controls)
-        if not taught:
+        parts = [cls._rows(group, flag) for group, flag in ((taught, True), (controls, False)) if group]
+        if not parts:
             return cls.empty(), report
-        parts = [(descriptors(np.stack([c for c, _, _ in group]), TURNS),
-                  np.repeat([f for _, f, _ in group], TURNS), np.full(len(group) * TURNS, flag),
-                  np.repeat([r for _, _, r in group], TURNS))
-                 for group, flag in ((taught, True), (controls, False)) if group]
-        return cls(*(np.concatenate([p[i] for p in parts]) for i in range(4))), report
+        columns = [np.concatenate([p[i] for p in parts]) for i in range(6)]
+        return cls(*columns[:5], signatures=columns[5]), report
+
+    @staticmethod
+    def _rows(group: list[tuple[np.ndarray, int, int, np.ndarray]], taught: bool) -> tuple[np.ndarray, ...]:
+        """(descriptors, classes, taught flags, model readings, first-turn marks, signatures)
+        of examples (crop, class, model reading, signature), each in the turns of its kind
+        of die."""
+        rows = []
+        for crop, c, r, sig in group:
+            n = turns_of(CLASSES[c][0])
+            rows.append((descriptors(crop[None], n), np.full(n, c), np.full(n, taught), np.full(n, r),
+                         np.arange(n) == 0, np.repeat(sig[None], n, 0)))
+        return tuple(np.concatenate([row[i] for row in rows]) for i in range(6))
 
     def merged(self, other: FaceBook) -> FaceBook:
-        """This book and `other` in one (the host teaching one more face)."""
-        return FaceBook(np.concatenate([self.examples, other.examples]), np.concatenate([self.faces, other.faces]),
-                        np.concatenate([self.taught, other.taught]),
-                        np.concatenate([self.model_read, other.model_read]), self.threshold)
+        """This book and `other` in one (the host teaching one more face); with a version-2
+        book, compared by the look alone."""
+        both = None if self.signatures is None or other.signatures is None else \
+            np.concatenate([self.signatures, other.signatures])
+        return FaceBook(*(np.concatenate([getattr(self, a), getattr(other, a)])
+                          for a in ("examples", "classes", "taught", "model_read", "first")), self.threshold, both)
 
     # files -------------------------------------------------------------------------------
 
@@ -243,41 +367,46 @@ class FaceBook:
         path.parent.mkdir(parents=True, exist_ok=True)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, format=np.array(_FORMAT), version=np.array(_VERSION),
-                            examples=self.examples.astype(np.float16), faces=self.faces.astype(np.int8),
-                            taught=self.taught, model_read=self.model_read.astype(np.int8),
-                            threshold=np.array(self.threshold))
+                            examples=self.examples.astype(np.float16), classes=self.classes.astype(np.int8),
+                            taught=self.taught, model_read=self.model_read.astype(np.int8), first=self.first,
+                            threshold=np.array(self.threshold), **({} if self.signatures is None else
+                                                                   {"signatures": self.signatures.astype(np.float16)}))
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(buffer.getvalue())
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: str | Path) -> FaceBook:
+        """A saved book: this version, or version 2 (d6 faces only: its faces are its classes)."""
         path = Path(path)
         if not path.is_file():
             raise FaceBookError(f"{path}: no taught faces here; teach them with `dicetable teach FOLDER`")
         try:
             with np.load(path, allow_pickle=False) as data:
-                if str(data["format"]) != _FORMAT or int(data["version"]) != _VERSION:
-                    raise FaceBookError(f"{path}: not a dicetable faces file (version {_VERSION}); "
+                version = int(data["version"]) if "version" in data else None
+                if "format" not in data or str(data["format"]) != _FORMAT or version not in (2, _VERSION):
+                    raise FaceBookError(f"{path}: not a dicetable faces file (version 2 or {_VERSION}); "
                                         "teach the faces again with `dicetable teach FOLDER`")
-                return cls(data["examples"], data["faces"], data["taught"], data["model_read"],
-                           float(data["threshold"]))
+                if version == 2:
+                    return cls(data["examples"], data["faces"], data["taught"], data["model_read"], None,
+                               float(data["threshold"]))
+                return cls(data["examples"], data["classes"], data["taught"], data["model_read"], data["first"],
+                           float(data["threshold"]), data["signatures"] if "signatures" in data else None)
         except FaceBookError:
             raise
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, EOFError) as exc:
             raise FaceBookError(f"{path}: cannot read the taught faces ({exc}); teach them again") from None
 
 
 def _model_readings(detector, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every box the detector finds (also those the classifier calls "not a die": an
-    unknown logo often is), its crop, and the face the model alone reads there
-    (`readings`: 0 for not a die, or unsure)."""
+    unknown logo often is), its crop, and the classifier's class probabilities there."""
     boxes = detector._find(image)[0]
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if not len(boxes):
-        return boxes, np.zeros((0, _CROP, _CROP, 3), np.uint8), np.zeros(0, np.int64)
+        return boxes, np.zeros((0, _CROP, _CROP, 3), np.uint8), np.zeros((0, len(detector.classes)), np.float32)
     crops = detector._crops(image, boxes)
-    return boxes, crops, readings(detector._classify(crops))
+    return boxes, crops, detector._classify(crops)
 
 
 def boxes_seen(detector, image: np.ndarray) -> np.ndarray:

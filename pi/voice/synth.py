@@ -140,14 +140,10 @@ class OpenJTalk:
         frame_period = round(RATE * 0.005)  # 5 ms frames, as the voice was trained
         self.args = [program, "-x", dictionary, "-m", voice, "-s", str(RATE), "-p", str(frame_period),
                      "-r", str(speed)]
-        self._dir = tempfile.TemporaryDirectory(prefix="dicetable-voice-")
-        self._count = 0
-        self._lock = threading.Lock()
 
     def __call__(self, text: str) -> np.ndarray:
-        with self._lock:
-            self._count += 1
-            path = os.path.join(self._dir.name, f"{self._count}.wav")
+        handle, path = tempfile.mkstemp(prefix="dicetable-voice-", suffix=".wav")
+        os.close(handle)
         try:
             _run([*self.args, "-ow", path], text)
             samples, rate = read_wav(Path(path).read_bytes())

@@ -55,7 +55,8 @@ def render(announcement: Announcement, synth: Callable[[str], np.ndarray]) -> It
 
 class WavFolder:
     """Writes each announcement to ``DIR/NNNN-kind.wav`` and one line of ``DIR/index.jsonl``:
-    the file, event number, language, kind, text said and duration in seconds."""
+    the file, event number, language, kind, text said (and its sentences), the sounds
+    before it and its duration in seconds."""
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
@@ -82,7 +83,7 @@ class WavFolder:
         (self.folder / name).write_bytes(wav_bytes(samples))
         joiner = "" if a.lang == "ja" else " "
         record = {"file": name, "event": a.number, "lang": a.lang, "kind": a.kind,
-                  "text": joiner.join(self._said), "sounds": list(a.sounds),
+                  "text": joiner.join(self._said), "sentences": list(self._said), "sounds": list(a.sounds),
                   "seconds": round(len(samples) / RATE, 3)}
         with self.index.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,5 +1,7 @@
 """Colour calibration at the table: one throw of each seat colour under the camera, learnt,
-saved in the data folder and handed to the detector."""
+saved in the data folder and handed to the detector. And the table's own dice taught
+(`vision.faces`): a teaching session for one kind of die (d6, d10 or d20) asks for each of
+its faces in turn, one photo each, and says which faces are still missing."""
 from __future__ import annotations
 
 import logging
@@ -10,6 +12,19 @@ from typing import Any, Callable
 from pi.words import Result, error, ok
 
 log = logging.getLogger(__name__)
+
+
+#: The kinds of die a table can teach (`vision.detector.FACES`).
+TEACHABLE = (6, 10, 20)
+#: The colour of the die the demo's synthetic table lays down to be taught.
+DEMO_TEACH_COLOUR = "white"
+
+
+def teachable(face: Any, sides: Any) -> bool:
+    """A d``sides`` of `TEACHABLE` can show ``face`` (whole numbers only)."""
+    from vision.detector import FACES
+
+    return (type(sides) is int and sides in TEACHABLE and type(face) is int and face in FACES[sides])
 
 
 def colour_table_path(config: Any) -> Path:
@@ -32,13 +47,16 @@ class Calibration:
         self.changed = changed
         self._lock = threading.Lock()
         self._captured: dict[str, tuple[Any, list[Any]]] = {}
+        self._teaching: dict[str, Any] | None = None  # the session: {"sides": n, "shown": set of faces}
+        self._taught: dict[str, Any] | None = None  # what the last finished session showed
 
     def status(self, camera_present: bool) -> dict[str, Any]:
         """The colours of the seats, and which have a captured calibration throw."""
         colours = [s["colour"] if isinstance(s, dict) else s.colour for s in getattr(self.config, "seats", ())]
         with self._lock:
             captured = {c: len(boxes) for c, (_, boxes) in self._captured.items()}
-        return {"colours": colours, "captured": captured, "available": camera_present and self.detector is not None}
+        return {"colours": colours, "captured": captured, "available": camera_present and self.detector is not None,
+                "teaching": self.teaching()}
 
     def capture(self, colour: str) -> Result:
         """Keep the latest frame and its dice boxes as the calibration throw of ``colour``."""
@@ -55,23 +73,80 @@ class Calibration:
         self.changed()
         return ok(dice=len(boxes))
 
-    def teach_face(self, face: Any) -> Result:
-        """The dice under the camera now all show ``face`` (a logo for a 6, say): learn how
-        that face looks on this table's dice, save it beside the colours and use it."""
+    # -- teaching the table's own dice -----------------------------------------------------
+
+    def teaching(self) -> dict[str, Any] | None:
+        """The teaching session, or None: the kind of die, its faces, those shown (photos
+        taken), those missing, and the next face to show (None once every face is)."""
+        from vision.detector import FACES
+
+        with self._lock:
+            if self._teaching is None:
+                return None
+            sides, shown = self._teaching["sides"], set(self._teaching["shown"])
+        missing = [f for f in FACES[sides] if f not in shown]
+        return {"sides": sides, "faces": list(FACES[sides]), "shown": sorted(shown), "missing": missing,
+                "next": missing[0] if missing else None}
+
+    def start_teaching(self, sides: Any) -> Result:
+        """Start teaching a die of ``sides`` sides (6, 10 or 20), face by face; a session
+        already on is replaced (what it taught stays saved)."""
+        if type(sides) is not int or sides not in TEACHABLE:
+            return error("Choose the die to teach: d6, d10 or d20.", "教えるダイスを d6・d10・d20 から選んでください。")
+        with self._lock:
+            self._teaching = {"sides": sides, "shown": set()}
+            self._taught = None
+        self.changed()
+        return ok(sides=sides)
+
+    def finish_teaching(self) -> Result:
+        """End the teaching session: what it taught stays saved and in use; the answer says
+        which faces it showed and which are still missing."""
+        status = self.teaching()
+        if status is None:
+            return error("No teaching session is on.", "教えている途中のダイスはありません。")
+        with self._lock:
+            self._teaching = None
+            self._taught = status
+        self.changed()
+        return ok(sides=status["sides"], shown=status["shown"], missing=status["missing"])
+
+    def last_teaching(self) -> dict[str, Any] | None:
+        """What the last finished teaching session showed (as `teaching()` gave it), until
+        the next one starts."""
+        with self._lock:
+            return self._taught
+
+    def teach_face(self, face: Any, sides: Any = 6, frame: Callable[[], Any] | None = None) -> Result:
+        """The dice under the camera now all show ``face`` of a d``sides`` (a logo for a 6, a
+        d10's 7 in its own font): learn how that face looks on this table's dice, save it
+        beside the colours and use it. In a teaching session the face counts as shown even
+        when the model reads it right already (kept as a control, which keeps ordinary dice
+        read as they are). ``frame``: where the photo comes from (default: the camera)."""
+        from vision.detector import FACES
         from vision.faces import FaceBook, boxes_seen
 
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-            return error("Choose the face the dice show, 1 to 6.", "ダイスの目を1〜6で選んでください。")
-        frame = self.frame()
-        if frame is None or self.detector is None:
+        if type(sides) is not int or sides not in TEACHABLE:
+            return error("Choose the die to teach: d6, d10 or d20.", "教えるダイスを d6・d10・d20 から選んでください。")
+        faces = FACES[sides]
+        if not teachable(face, sides):
+            return error(f"Choose the face the dice show, {faces[0]} to {faces[-1]}.",
+                         f"ダイスの目を{faces[0]}〜{faces[-1]}で選んでください。")
+        session = self.teaching()
+        if session is not None and session["sides"] != sides:
+            return error(f"This session teaches a d{session['sides']}: finish it before teaching a d{sides}.",
+                         f"いまは d{session['sides']} を教えています。d{sides} の前に終えてください。")
+        photo = (frame or self.frame)()
+        if photo is None or self.detector is None:
             return error("Teaching a face needs the camera and the detector; neither is reading now.",
                          "目を教えるにはカメラと検出器が必要ですが、いまは読めていません。")
-        boxes = boxes_seen(self.detector, frame)
+        boxes = boxes_seen(self.detector, photo)
         if not len(boxes):
             return error("No dice seen: put the dice showing that face under the camera, then teach again.",
                          "ダイスが見えません。その目を上にしたダイスをカメラの下に置いてから、もう一度教えてください。")
-        book, report = FaceBook.teach(self.detector, [(frame, [[*b, face] for b in boxes])])
-        if not report.taught:
+        label = [face] if sides == 6 else [face, sides]
+        book, report = FaceBook.teach(self.detector, [(photo, [[*b, *label] for b in boxes])])
+        if not report.taught and session is None:
             return error(f"The model already reads these {len(boxes)} dice as {face}: nothing to teach.",
                          f"この{len(boxes)}個のダイスはすでに{face}と読めています。教えることはありません。")
         path = faces_path(self.config)
@@ -83,9 +158,13 @@ class Calibration:
             return error(f"Cannot save the taught faces: {exc}", f"教えた目を保存できません: {exc}")
         if hasattr(self.detector, "faces"):
             self.detector.faces = book
+        with self._lock:
+            if self._teaching is not None and self._teaching["sides"] == sides:
+                self._teaching["shown"].add(face)
         self.changed()
-        log.info("taught face %d from %d dice, saved to %s", face, report.taught, path)
-        return ok(dice=report.taught)
+        log.info("taught face %d of a d%d from %d dice (%d read right already), saved to %s",
+                 face, sides, report.taught, report.controls, path)
+        return ok(dice=report.taught, read_right=report.controls)
 
     def save(self) -> Result:
         """Learn the colours from the captured throws, save them and hand them to the detector."""

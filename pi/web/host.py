@@ -12,8 +12,11 @@ POST /host/act             one input the game waits for: ``type`` and its fields
 POST /host/throw           typed dice for the throw due (camera down or misread)
 POST /host/correct         replace the dice of the last throw
 POST /host/undo, /host/end
-POST /host/calibrate/capture/<colour>, /host/calibrate/save, /host/teach (face: the dice
-under the camera all show it)
+POST /host/calibrate/capture/<colour>, /host/calibrate/save
+GET  /host/teach           the teaching session of the table's own dice (host_teach.html)
+POST /host/teach/start     ``sides`` (6, 10 or 20); /host/teach/finish
+POST /host/teach           ``face`` (and ``sides``, 6 or the session's die): the dice under
+                           the camera all show it
 Every action answers JSON to JSON callers, else redirects back to the host page.
 
 What cannot be taken back asks first: Undo, End and Start while a game is being played
@@ -37,6 +40,7 @@ from werkzeug.datastructures import MultiDict
 
 from engines.core import COLOURS
 from pi import inputs
+from pi.calibration import DEMO_TEACH_COLOUR, teachable
 from pi.web import error_response, i18n, is_host, json_object, table_of, wants_json
 
 bp = Blueprint("host", __name__, url_prefix="/host")
@@ -434,8 +438,65 @@ def calibrate_save():
     return _done(table_of().calibration.save())
 
 
+@bp.get("/teach")
+@host_required
+def teach_page():
+    """The teaching session, for a phone in one hand: choose the die, then one face at a time."""
+    table = table_of()
+    return render_template("host_teach.html", teaching=table.calibration.teaching(),
+                           taught=table.calibration.last_teaching(),
+                           calibration=table.calibration.status(table.camera.camera is not None),
+                           demo=getattr(table.demo, "synthetic", None) is not None)
+
+
+@bp.post("/teach/start")
+@host_required
+def teach_start():
+    return _taught(table_of().calibration.start_teaching(_teach_number("sides")))
+
+
 @bp.post("/teach")
 @host_required
 def teach():
-    face = request.form.get("face", "")
-    return _done(table_of().calibration.teach_face(int(face) if face.isdigit() else face))
+    """One photo of the dice under the camera, all showing ``face`` of a d``sides`` (6 when
+    left out, or the teaching session's die). At the demo table the synthetic table lays
+    the die down first (not while a game is on: it would read as a throw)."""
+    table = table_of()
+    session = table.calibration.teaching()
+    face = _teach_number("face")
+    sides = _teach_number("sides", session["sides"] if session else 6)
+    frame = None
+    synthetic = getattr(table.demo, "synthetic", None)
+    if synthetic is not None and teachable(face, sides):
+        if table.running():
+            return _taught({"ok": False, "error": i18n.both("teach_game_on")})
+
+        def frame():  # once the request is found good: the die laid down, photographed
+            synthetic.lay_out([[(DEMO_TEACH_COLOUR, face, sides)]])
+            return synthetic.read()
+    return _taught(table.calibration.teach_face(face, sides, frame))
+
+
+@bp.post("/teach/finish")
+@host_required
+def teach_finish():
+    return _taught(table_of().calibration.finish_teaching())
+
+
+def _teach_number(name: str, default: int | None = None) -> int | None:
+    """A teaching field (form or JSON) as a whole number: ``default`` when it is left out,
+    None when it is no small whole number (other scripts' digits, "1e3", 10**100: the
+    calibration then refuses it, saying what it takes)."""
+    raw = json_object().get(name) if request.is_json else request.form.get(name)
+    if raw is None or raw == "":
+        return default
+    return inputs.whole(raw, limit=100)
+
+
+def _taught(result: dict[str, Any]):
+    """Answer a teaching action: JSON for API callers, else back to the teaching page."""
+    if wants_json():
+        return _done(result)
+    if not result.get("ok"):
+        flash(result["error"])
+    return redirect(url_for("host.teach_page"))

@@ -289,6 +289,40 @@ STRINGS.update({
     "wifi_password": {"en": "Password", "ja": "パスワード"},
 })
 
+# The teaching session (host_teach.html): the table's own dice, face by face.
+STRINGS.update({
+    "teach_dice": {"en": "Teach this table's dice", "ja": "このテーブルのダイスを教える"},
+    "teach_dice_hint": {
+        "en": "Dice the camera reads wrong (a logo, numerals, a d10 or d20 of their own): show it each face once.",
+        "ja": "カメラが読み違えるダイス（ロゴ・数字の目、独特な d10・d20）に、各面を1回ずつ見せて教えます。"},
+    "teach_choose": {"en": "Which die?", "ja": "どのダイス？"},
+    "teach_die": {"en": "Teaching a d{sides}", "ja": "d{sides} を教えています"},
+    "teach_lay": {"en": "Lay the die down showing {face}", "ja": "{face} の面を上にしてダイスを置いてください"},
+    "teach_lay_hint": {"en": "Alone under the camera, nothing else on the tray. Then take the photo.",
+                       "ja": "カメラの下に1個だけ置き、トレイには他に何も置かないでください。それから撮影します。"},
+    "teach_photo": {"en": "Take the photo", "ja": "撮影する"},
+    "teach_demo": {"en": "Demo: the synthetic table lays the die down for you.",
+                   "ja": "デモ: 合成テーブルがダイスを置きます。"},
+    "teach_progress": {"en": "{shown} of {total} faces shown", "ja": "{total}面のうち{shown}面を見せました"},
+    "teach_missing": {"en": "Still missing: {faces}", "ja": "まだの面: {faces}"},
+    "teach_all_shown": {"en": "Every face is shown. Finish to keep what was taught.",
+                        "ja": "すべての面を見せました。終了すると教えた内容が保存されます。"},
+    "teach_any_face": {"en": "Or the face it shows now:", "ja": "または、いま上の面:"},
+    "teach_shown": {"en": "shown", "ja": "済み"},
+    "teach_finish": {"en": "Finish teaching", "ja": "教えるのを終える"},
+    "teach_finished": {"en": "Taught the d{sides}: {shown} of {total} faces shown.",
+                       "ja": "d{sides} を教えました: {total}面のうち{shown}面。"},
+    "teach_finished_missing": {"en": "Taught the d{sides}: {shown} of {total} faces shown; still missing: {faces}.",
+                               "ja": "d{sides} を教えました: {total}面のうち{shown}面。まだの面: {faces}。"},
+    "teach_continue": {"en": "Go on teaching the d{sides} ({shown} of {total} faces)",
+                       "ja": "d{sides} の続きを教える（{total}面のうち{shown}面）"},
+    "teach_back": {"en": "Back to the host page", "ja": "ホスト画面に戻る"},
+    "teach_no_camera": {"en": "Teaching needs the camera and the detector; neither is reading now.",
+                        "ja": "教えるにはカメラと検出器が必要ですが、いまは読めていません。"},
+    "teach_game_on": {"en": "End the game first: the camera reads every die under it as a throw.",
+                      "ja": "先にゲームを終えてください。カメラの下のダイスはすべて振りとして読まれます。"},
+})
+
 
 # The table's voice on the host page (pi/web/voice.py, docs/voice.md).
 STRINGS.update({

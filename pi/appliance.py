@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import logging
 import signal
 import socket
@@ -107,15 +108,56 @@ class Appliance:
             self._tmp.cleanup()
 
 
+#: Connections kept open per client address (a phone needs a few; a load test from one
+#: machine, a few dozen). Beyond it a new connection closes that address's connection
+#: idle the longest, so idle connections cannot lock anyone out.
+CONNECTIONS_PER_ADDRESS = 64
+#: Seconds a connection may sit idle (no request in it) before it is closed; the check
+#: runs every CLEANUP_S. A live stream is a request in progress: never idle.
+IDLE_S = 5
+CLEANUP_S = 1
+
+
 def make_server(app: Any, host: str, port: int) -> Any:
     """A waitress server (not yet running). Each open live page holds one thread while
-    it waits; see pi/README.md for what that means for the number of phones."""
+    it waits; see pi/README.md for what that means for the number of phones. Idle
+    connections are closed within seconds, and one address's connections are limited
+    (``address_limited_channel``)."""
     from waitress.server import create_server
 
     # channel_request_lookahead: waitress keeps reading a connection while its request runs,
     # so a live stream learns when its page was closed (waitress.client_disconnected).
-    return create_server(app, host=host, port=port, threads=SERVER_THREADS, ident="dicetable",
-                         channel_timeout=3600, channel_request_lookahead=1)
+    server = create_server(app, host=host, port=port, threads=SERVER_THREADS, ident="dicetable",
+                           channel_timeout=IDLE_S, cleanup_interval=CLEANUP_S, channel_request_lookahead=1,
+                           connection_limit=500)
+    listeners = getattr(server, "map", None) or server._map  # several listening sockets, or one
+    for listener in list(listeners.values()):
+        if hasattr(listener, "channel_class"):
+            listener.channel_class = address_limited_channel()
+    return server
+
+
+@functools.cache
+def address_limited_channel() -> type:
+    """waitress's HTTPChannel, holding to ``CONNECTIONS_PER_ADDRESS`` per client address."""
+    from waitress.channel import HTTPChannel
+
+    class AddressLimitedChannel(HTTPChannel):
+        """A connection that, once accepted, closes its address's connection idle the
+        longest when the address has more than ``CONNECTIONS_PER_ADDRESS`` (itself when
+        every other is busy). Runs in waitress's loop thread, as every accept does."""
+
+        def __init__(self, server, sock, addr, adj, map=None):
+            super().__init__(server, sock, addr, adj, map=map)
+            client = addr[0] if isinstance(addr, tuple) else addr
+            same = [c for c in list(self._map.values()) if isinstance(c, HTTPChannel) and c is not self
+                    and not c.will_close and (c.addr[0] if isinstance(c.addr, tuple) else c.addr) == client]
+            if len(same) < CONNECTIONS_PER_ADDRESS:
+                return
+            idle = [c for c in same if not c.requests]
+            (min(idle, key=lambda c: c.last_activity) if idle else self).will_close = True
+
+    return AddressLimitedChannel
 
 
 def run_server(server: Any) -> None:

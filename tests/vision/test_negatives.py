@@ -77,3 +77,12 @@ def test_the_folder_writer_refuses_an_unknown_kind(capsys):
     with pytest.raises(SystemExit):
         onedie.main(["unused", "--kinds", "d8"])
     assert "d8" in capsys.readouterr().err
+
+
+def test_a_die_on_a_rig_lies_on_the_platform_in_a_webcam_frame():
+    for i, kind in enumerate(onedie.KINDS):
+        sc = onedie.scene(np.random.default_rng((11, i)), kind, rig=True)
+        assert (sc.image.shape[1], sc.image.shape[0]) in onedie.WEBCAMS
+        if sc.labels:  # a die near the frame's edge may be cut off and left out
+            (x0, y0, x1, y1), _, _ = sc.labels[0]
+            assert x1 - x0 > 8 and y1 - y0 > 8

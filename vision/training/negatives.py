@@ -96,6 +96,15 @@ def _ellipse(img: np.ndarray, centre, axes, angle: float, colour, thickness: int
 def rig(img: np.ndarray, rng: np.random.Generator) -> None:
     """A rolling rig's round platform with a rim, seen at an angle, often under a glass dome
     that reflects the light and the room."""
+    where = platform(img, rng)
+    if rng.random() < 0.7:
+        dome(img, rng, *where)
+
+
+def platform(img: np.ndarray, rng: np.random.Generator) -> tuple[float, float, float, float, float]:
+    """A rolling rig's round platform with a rim, seen at an angle; returns where its top
+    lies: centre x, y, radius, squash (the cosine of the view's angle from overhead) and
+    the ellipse's turn in degrees."""
     h, w = img.shape[:2]
     big = max(h, w)
     r = big * rng.uniform(0.2, 0.55)
@@ -124,25 +133,32 @@ def rig(img: np.ndarray, rng: np.random.Generator) -> None:
             t = 2 * math.pi * k / 6 + rng.uniform(0, 0.3)
             p = (cx + r * 1.02 * math.cos(t), cy + rim_h + r * squash * 1.02 * math.sin(t))
             _ellipse(img, p, (r * 0.04, r * 0.04 * squash), 0, rim * 0.5)
-    if rng.random() < 0.7:  # a glass dome: bright arcs along its outline, a faint mirror of the room
-        dr = r * rng.uniform(1.0, 1.15)
-        dome_h = dr * rng.uniform(0.6, 1.0) * math.sqrt(max(0.05, 1 - squash ** 2)) + dr * squash
-        glass = np.zeros(img.shape[:2], np.float32)
-        _ellipse(glass, (cx, cy), (dr, dr * squash), ang, (1.0,), max(1, int(big * 0.003 * 4)))
-        dome = np.zeros(img.shape[:2], np.float32)
-        cv2.ellipse(dome, (int(cx), int(cy - dome_h / 2)), (int(dr), int(max(dome_h / 2 + dr * squash / 2, 1))),
-                    ang, 0, 360, 1.0, -1)
-        edge = dome - cv2.erode(dome, np.ones((max(3, int(big * 0.01)),) * 2, np.uint8))
-        glass = np.maximum(glass, edge * rng.uniform(0.3, 0.8))
-        for _ in range(int(rng.integers(1, 4))):  # reflections: bright streaks on the glass
-            t0 = rng.uniform(0, 360)
-            cv2.ellipse(glass, (int(cx), int(cy - dome_h / 2)),
-                        (int(dr * rng.uniform(0.7, 0.95)), int(max(dome_h / 2 * rng.uniform(0.7, 0.95), 1))),
-                        ang, t0, t0 + rng.uniform(10, 60), float(rng.uniform(0.5, 1.0)), max(1, int(big * rng.uniform(0.004, 0.02))))
-        glass = cv2.GaussianBlur(glass, (0, 0), max(0.8, big * 0.002))
-        room = cv2.GaussianBlur(np.ascontiguousarray(img[::-1, ::-1]), (0, 0), big * 0.01)
-        img[:] = img * (1 - 0.12 * dome[..., None]) + room * 0.12 * dome[..., None]
-        img += (glass * rng.uniform(120, 255))[..., None]
+    return cx, cy, r, squash, ang
+
+
+def dome(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, r: float, squash: float,
+         ang: float) -> None:
+    """A glass dome over the platform at (cx, cy, r, squash, ang): bright arcs along its
+    outline and reflections, a faint mirror of the room."""
+    big = max(img.shape[:2])
+    dr = r * rng.uniform(1.0, 1.15)
+    dome_h = dr * rng.uniform(0.6, 1.0) * math.sqrt(max(0.05, 1 - squash ** 2)) + dr * squash
+    glass = np.zeros(img.shape[:2], np.float32)
+    _ellipse(glass, (cx, cy), (dr, dr * squash), ang, (1.0,), max(1, int(big * 0.003 * 4)))
+    shell = np.zeros(img.shape[:2], np.float32)
+    cv2.ellipse(shell, (int(cx), int(cy - dome_h / 2)), (int(dr), int(max(dome_h / 2 + dr * squash / 2, 1))),
+                ang, 0, 360, 1.0, -1)
+    edge = shell - cv2.erode(shell, np.ones((max(3, int(big * 0.01)),) * 2, np.uint8))
+    glass = np.maximum(glass, edge * rng.uniform(0.3, 0.8))
+    for _ in range(int(rng.integers(1, 4))):  # reflections: bright streaks on the glass
+        t0 = rng.uniform(0, 360)
+        cv2.ellipse(glass, (int(cx), int(cy - dome_h / 2)),
+                    (int(dr * rng.uniform(0.7, 0.95)), int(max(dome_h / 2 * rng.uniform(0.7, 0.95), 1))),
+                    ang, t0, t0 + rng.uniform(10, 60), float(rng.uniform(0.5, 1.0)), max(1, int(big * rng.uniform(0.004, 0.02))))
+    glass = cv2.GaussianBlur(glass, (0, 0), max(0.8, big * 0.002))
+    room = cv2.GaussianBlur(np.ascontiguousarray(img[::-1, ::-1]), (0, 0), big * 0.01)
+    img[:] = img * (1 - 0.12 * shell[..., None]) + room * 0.12 * shell[..., None]
+    img += (glass * rng.uniform(120, 255))[..., None]
 
 
 def _disc(img: np.ndarray, rng: np.random.Generator, size: float) -> tuple[float, float, float, float]:

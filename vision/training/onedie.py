@@ -7,10 +7,13 @@ soft shadow, on a dark felt tray with dust, lint and white specks
 (`vision.training.negatives`), sometimes a coin, button or token beside it, in a 12 MP
 phone photo (4032x3024, 4000x3000, upright or not) or a webcam frame (640x480 to
 1920x1080), under uneven light, with blur, noise and JPEG artefacts
-(`vision.training.scenes.degrade`). The die spans 3.5-20% of the frame's longer side.
+(`vision.training.scenes.degrade`). The die spans 3.5-20% of a photo's longer side,
+6-25% of a webcam frame's. `--rigs` puts a share of the dice on a rolling rig's round
+platform instead, seen by a webcam at the platform's angle, mostly under a glass dome.
 
     python -m vision.training.onedie DATA/onedie_test --n 160 --seed 2611
     python -m vision.training.onedie runs/onedie_train --n 600 --seed 1 --photo-scale 0.33
+    python -m vision.training.onedie runs/onedie_rig --n 200 --seed 3 --rigs 1
 
 writes such scenes as a labelled folder (JPEG images + annotations.json: boxes around the
 whole die, its face and, for a d10 or a d20, its sides) for `dicetable evaluate` or as
@@ -73,10 +76,11 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, int] | None = None,
-          photo_scale: float = 1.0) -> Scene:
+          photo_scale: float = 1.0, rig: bool = False) -> Scene:
     """One die of `kind` (one of `KINDS`; default drawn) on a dark tray in a `size` (w, h)
     frame (default: a 12 MP photo or a webcam frame, even odds; photos drawn at
-    `photo_scale` of their size)."""
+    `photo_scale` of their size). With `rig`, the die lies on a rolling rig's round platform
+    seen by a webcam at the platform's angle, mostly under a glass dome."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     if kind not in KINDS:
         raise ValueError(f"a one-die scene shows one of {', '.join(KINDS)}, got {kind!r}")
@@ -86,23 +90,36 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
             size = (int(round(w * photo_scale)), int(round(h * photo_scale)))
         else:
             size = WEBCAMS[int(rng.integers(len(WEBCAMS)))]
+    if rig:
+        size = WEBCAMS[int(rng.integers(len(WEBCAMS)))]
     w, h = size
     camera = "webcam" if tuple(size) in WEBCAMS else "photo"
     img = negatives.dark_tray(rng, h, w)
     negatives.specks(img, rng, int(rng.integers(5, 120)))
     if rng.random() < 0.15:
         (negatives.coins if rng.random() < 0.5 else negatives.buttons)(img, rng)
-    extent = max(w, h) * math.exp(rng.uniform(*np.log(EXTENT[camera])))
-    extent = min(extent, 0.8 * min(w, h))
-    cx = rng.uniform(0.6 * extent, w - 0.6 * extent)
-    cy = rng.uniform(0.6 * extent, h - 0.6 * extent)
-    lean = (float(rng.uniform(0, 12)), float(rng.uniform(0, 2 * math.pi)))
+    if rig:
+        pcx, pcy, r, squash, turn = where = negatives.platform(img, rng)
+        extent = min(2 * r * rng.uniform(0.12, 0.3), 0.8 * min(w, h))
+        t, d = rng.uniform(0, 2 * math.pi), rng.uniform(0, 0.45) * r
+        cx = float(np.clip(pcx + d * math.cos(t), 0.6 * extent, w - 0.6 * extent))
+        cy = float(np.clip(pcy + d * squash * math.sin(t), 0.6 * extent, h - 0.6 * extent))
+        lean = (math.degrees(math.acos(squash)), math.radians(turn) + math.pi / 2)
+    else:
+        extent = max(w, h) * math.exp(rng.uniform(*np.log(EXTENT[camera])))
+        extent = min(extent, 0.8 * min(w, h))
+        cx = rng.uniform(0.6 * extent, w - 0.6 * extent)
+        cy = rng.uniform(0.6 * extent, h - 0.6 * extent)
+        lean = (float(rng.uniform(0, 12)), float(rng.uniform(0, 2 * math.pi)))
     if kind == "d6-pips":
         sides, face = 6, int(rng.integers(1, 7))
         style, colour = random_style(rng)
         side = extent / rng.uniform(1.05, 1.35)  # a turned square spans more than its side
         quad = _quad(cx, cy, side, rng.uniform(0, 90))
-        tilt = np.array([math.cos(lean[1]), math.sin(lean[1])], np.float32) * side * math.sin(math.radians(lean[0]))
+        view = np.array([math.cos(lean[1]), math.sin(lean[1])], np.float32)
+        along = (quad - np.array([cx, cy], np.float32)) @ view  # the top foreshortened along the view
+        quad = quad - (1 - math.cos(math.radians(lean[0]))) * along[:, None] * view[None]
+        tilt = view * side * math.sin(math.radians(lean[0]))
         shadow = np.zeros((h, w), np.float32)
         off = rng.uniform(-0.12, 0.12, 2) * side
         cv2.fillConvexPoly(shadow, np.round(quad + off).astype(np.int32), 1.0)
@@ -116,6 +133,8 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         colour = "other"
         pts = polyhedra.draw(img, sides, face, cx, cy, extent, body, ink, rng, lean=lean,
                              look=polyhedra.random_look(rng), shadow=float(rng.uniform(0.2, 0.6)))
+    if rig and rng.random() < 0.75:
+        negatives.dome(img, rng, *where)
     img = _light(img, rng)
     image = degrade(img, rng)
     box = clipped_box(np.asarray(pts, np.float32), w, h)
@@ -123,15 +142,18 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
     return Scene(image, labels, [sides] if box is not None else [])
 
 
-def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tuple[str, ...] = KINDS) -> None:
-    """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn) as a
-    labelled folder: JPEG images, as a phone or a webcam writes them, and annotations.json."""
+def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tuple[str, ...] = KINDS,
+                 rigs: float = 0.0) -> None:
+    """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn; a share
+    `rigs` on a rolling rig) as a labelled folder: JPEG images, as a phone or a webcam
+    writes them, and annotations.json."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     ann = {}
     for i in range(n):
         rng = np.random.default_rng((seed, i))
-        sc = scene(rng, kinds[i % len(kinds)], photo_scale=photo_scale)
+        on_rig = rigs > 0 and np.random.default_rng((seed, i, 1)).random() < rigs
+        sc = scene(rng, kinds[i % len(kinds)], photo_scale=photo_scale, rig=on_rig)
         name = f"onedie_{seed}_{i:04d}.jpg"
         cv2.imwrite(str(out / name), sc.image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(85, 96))])
         h, w = sc.image.shape[:2]
@@ -152,15 +174,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2611, help="default 2611: the held-out test set")
     ap.add_argument("--photo-scale", type=float, default=1.0,
                     help="draw the 12 MP frames at this share of their size (default 1)")
+    ap.add_argument("--rigs", type=float, default=0.0,
+                    help="share of the scenes on a rolling rig's platform, seen at an angle (default 0)")
     ap.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)} (default all)")
     a = ap.parse_args(argv)
     kinds = tuple(k for k in a.kinds.split(",") if k)
     bad = [k for k in kinds if k not in KINDS]
     if bad or not kinds:
         ap.error(f"--kinds: {', '.join(bad) or 'none given'}; the kinds are {', '.join(KINDS)}")
-    if a.n < 1 or not 0.05 <= a.photo_scale <= 1.0:
-        ap.error("--n is at least 1 and --photo-scale between 0.05 and 1")
-    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds)
+    if a.n < 1 or not 0.05 <= a.photo_scale <= 1.0 or not 0.0 <= a.rigs <= 1.0:
+        ap.error("--n is at least 1, --photo-scale between 0.05 and 1 and --rigs between 0 and 1")
+    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs)
     return 0
 
 

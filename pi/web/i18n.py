@@ -317,6 +317,7 @@ STRINGS.update({
     "teach_continue": {"en": "Go on teaching the d{sides} ({shown} of {total} faces)",
                        "ja": "d{sides} の続きを教える（{total}面のうち{shown}面）"},
     "teach_back": {"en": "Back to the host page", "ja": "ホスト画面に戻る"},
+    "teach_start": {"en": "Start teaching", "ja": "教え始める"},
     "teach_no_camera": {"en": "Teaching needs the camera and the detector; neither is reading now.",
                         "ja": "教えるにはカメラと検出器が必要ですが、いまは読めていません。"},
     "teach_game_on": {"en": "End the game first: the camera reads every die under it as a throw.",

@@ -154,3 +154,35 @@ def test_the_pis_own_warnings_and_the_wifi_join_code_fit_a_phone(served, browser
         app.app.extensions["dicetable_config"] = config
         app.app.extensions.pop("health", None)
     assert not problems, "\n".join(problems)
+
+
+def test_the_teaching_session_fits_a_phone(served, browser):
+    """The host teaches a d20 with a phone in one hand: the die tiles, a step ("lay the die
+    down showing N") after two photos, and the finish saying which faces are still missing."""
+    app, root = served
+    if app.table.running():
+        assert app.table.end_game()["ok"]
+    problems: list[str] = []
+    for lang in ("ja", "en"):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
+                                      locale="ja-JP" if lang == "ja" else "en-US")
+        context.add_cookies([{"name": "lang", "value": lang, "url": root}])
+        page = context.new_page()
+        page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+        page.goto(root + "/host")
+        page.fill("input[name=pin]", app.config.host_pin)
+        page.click("#login-form button[type=submit]")
+        page.click("#teach-open")
+        page.wait_for_selector("#teach-d20")
+        _check(page, "teach-choose", lang, problems)
+        page.click("#teach-d20")
+        for _ in range(2):
+            page.click("#teach-photo")
+            page.wait_for_selector("#teach-photo")
+        assert "2" in page.inner_text("#teach-progress") and "20" in page.inner_text("#teach-progress")
+        _check(page, "teach-step", lang, problems)
+        page.click("#teach-finish")
+        page.wait_for_selector("#teach-summary")
+        _check(page, "teach-finished", lang, problems)
+        context.close()
+    assert not problems, "\n".join(problems)

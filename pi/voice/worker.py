@@ -16,15 +16,18 @@ public view (no seat: nobody's secrets) and submits what changed.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -36,18 +39,49 @@ from pi.voice.synth import RATE, SpeechError, wav_bytes
 
 log = logging.getLogger(__name__)
 
-#: Silence after each sentence and after the sounds before the words.
+#: Silence after each sentence, after a sentence's first clause, and after the sounds.
 SENTENCE_GAP_S = 0.25
+CLAUSE_GAP_S = 0.08
 SOUND_GAP_S = 0.1
 
+#: A first sentence longer than this (characters) is made in two parts, its first clause
+#: alone, so that the first word waits only for a few syllables of synthesis.
+FIRST_PART = {"ja": 8, "en": 20}
+_CLAUSE_END = re.compile(r"[;:、,；：]\s*")
 
-def render(announcement: Announcement, synth: Callable[[str], np.ndarray]) -> Iterator[tuple[str, np.ndarray]]:
-    """``(what, samples)`` pieces of an announcement, in the order they are played: its
-    sounds, then each sentence followed by a short pause."""
+
+@dataclass(frozen=True)
+class Piece:
+    """What the sink plays next: a sound (``sentence`` None) or part of a sentence;
+    ``first``: the first part of its sentence (the voice may stop before it)."""
+
+    text: str
+    samples: np.ndarray
+    sentence: str | None = None
+    first: bool = True
+
+
+def parts(sentence: str, lang: str) -> list[str]:
+    """``sentence`` as its first clause and the rest, when it is long and has a clause
+    boundary early enough; else the sentence whole."""
+    if len(sentence) <= FIRST_PART[lang]:
+        return [sentence]
+    for match in _CLAUSE_END.finditer(sentence):
+        if 2 <= match.end() <= len(sentence) * 0.6:
+            return [sentence[:match.end()].rstrip(), sentence[match.end():]]
+    return [sentence]
+
+
+def render(announcement: Announcement, synth: Callable[[str], np.ndarray]) -> Iterator[Piece]:
+    """The pieces of an announcement, in the order they are played: its sounds, then each
+    sentence followed by a short pause (the first sentence's first clause made alone)."""
     for name in announcement.sounds:
-        yield name, np.concatenate([sound(name), np.zeros(int(RATE * SOUND_GAP_S), np.float32)])
-    for sentence in announcement.sentences:
-        yield sentence, np.concatenate([synth(sentence), np.zeros(int(RATE * SENTENCE_GAP_S), np.float32)])
+        yield Piece(name, np.concatenate([sound(name), np.zeros(int(RATE * SOUND_GAP_S), np.float32)]))
+    for index, sentence in enumerate(announcement.sentences):
+        split = parts(sentence, announcement.lang) if index == 0 else [sentence]
+        for k, text in enumerate(split):
+            gap = SENTENCE_GAP_S if k == len(split) - 1 else CLAUSE_GAP_S
+            yield Piece(text, np.concatenate([synth(text), np.zeros(int(RATE * gap), np.float32)]), sentence, k == 0)
 
 
 # --- sinks ------------------------------------------------------------------------------------
@@ -70,10 +104,10 @@ class WavFolder:
     def begin(self, announcement: Announcement) -> None:
         self._current, self._pieces, self._said = announcement, [], []
 
-    def play(self, what: str, samples: np.ndarray) -> None:
-        self._pieces.append(samples)
-        if self._current is not None and what in self._current.sentences:
-            self._said.append(what)
+    def play(self, piece: Piece) -> None:
+        self._pieces.append(piece.samples)
+        if piece.sentence is not None and piece.first:
+            self._said.append(piece.sentence)
 
     def end(self) -> dict[str, Any]:
         a = self._current
@@ -107,11 +141,11 @@ class Speaker:
     def begin(self, announcement: Announcement) -> None:
         pass
 
-    def play(self, what: str, samples: np.ndarray) -> None:
+    def play(self, piece: Piece) -> None:
         self._count += 1
         path = os.path.join(self._dir.name, f"{self._count % 4}.wav")
         self.wait()
-        Path(path).write_bytes(wav_bytes(samples))
+        Path(path).write_bytes(wav_bytes(piece.samples))
         try:
             self._playing = subprocess.Popen([*self.command, path], stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -190,7 +224,7 @@ class Voice:
         self._busy = False
         self._closed = False
         self.said: list[str] = []  # every text handed to the sink, in order (the leak test reads it)
-        self.on_piece: Callable[[str, Announcement | None], None] | None = None  # the benchmark's clock
+        self.on_piece: Callable[[Piece, Announcement], None] | None = None  # the benchmark's clock
         self._thread = threading.Thread(target=self._run, name="voice", daemon=True)
         self._thread.start()
 
@@ -274,18 +308,19 @@ class Voice:
         scale = self.volume / 100.0
         if isinstance(item, str):
             self.sink.begin(Announcement(0, self.lang, item, (), (item,)))
-            self.sink.play(item, sound(item) * scale)
+            self.sink.play(Piece(item, sound(item) * scale))
             self.sink.end()
             return
         synth = self._synth_for(item.lang)
         self.sink.begin(item)
-        for index, (what, samples) in enumerate(render(item, synth)):
-            if index and what in item.sentences and self._superseded(generation):
+        for index, piece in enumerate(render(item, synth)):
+            if index and piece.sentence is not None and piece.first and self._superseded(generation):
                 break
             if self.on_piece is not None:
-                self.on_piece(what, item)
-            self.said.append(what)
-            self.sink.play(what, samples * scale)
+                self.on_piece(piece, item)
+            if piece.first:
+                self.said.append(piece.sentence or piece.text)
+            self.sink.play(dataclasses.replace(piece, samples=piece.samples * scale))
         self.sink.end()
 
 

@@ -192,10 +192,10 @@ class _Recorder:
     def begin(self, announcement):
         pass
 
-    def play(self, what, samples):
+    def play(self, piece):
         assert not self.active, "the voice talked over itself"
         self.active = True
-        self.pieces.append(what)
+        self.pieces.append(piece.text)
         self.active = False
 
     def end(self):

@@ -147,30 +147,46 @@ class ChoiceFile:
 def choose(classifier: str, paths: dict[str, Path], open_session: Callable[[Path], object], threads: int = 1,
            remember: ChoiceFile | None = None,
            timer: Callable[[dict[str, object]], dict[str, float]] | None = None) -> tuple[Choice, object]:
-    """The classifier to read with and its session. `paths`: kind -> file (either may be
-    missing: the other is used); `classifier`: "int8" or "float" as asked (the other when
-    its file is missing), or "auto": the quicker on this machine, remembered in `remember`
-    when given; `timer` times the sessions (default `time_kinds`). Raises
-    FileNotFoundError when neither file is there."""
+    """The classifier to read with and its session. `paths`: kind -> file; `classifier`:
+    "int8" or "float" as asked, or "auto": the quicker on this machine, remembered in
+    `remember` when given; `timer` times the sessions (default `time_kinds`). A file that
+    is missing, or that this onnxruntime cannot load (logged), is replaced by the other
+    (`how` "only file"). Raises FileNotFoundError, saying why, when neither file is there
+    or neither loads."""
     check_choice(classifier)
     present = [k for k in KINDS if Path(paths[k]).is_file()]
     if not present:
-        raise FileNotFoundError(" and ".join(str(paths[k]) for k in KINDS) + " not found")
-    if len(present) == 1:
-        kind = present[0]
-        if classifier not in ("auto", kind):
-            log.warning("%s not found: reading with the %s classifier", paths[classifier], kind)
-        choice = Choice(kind, "only file")
-        return choice, open_session(paths[kind])
+        raise FileNotFoundError(f"{paths['int8']} not found")
     if classifier != "auto":
-        return Choice(classifier, "asked"), open_session(paths[classifier])
+        present.sort(key=lambda k: k != classifier)  # the one asked for first
+    sessions: dict[str, object] = {}
+    errors: list[Exception] = []
+    for kind in present:
+        try:
+            sessions[kind] = open_session(paths[kind])
+        except Exception as exc:  # onnxruntime's own errors: an opset it lacks, a damaged file
+            log.warning("%s cannot be loaded (%s): reading with the other classifier", paths[kind], exc)
+            errors.append(exc)
+            continue
+        if classifier != "auto":
+            break
+    if not sessions:
+        import onnxruntime
+
+        raise FileNotFoundError(f"{paths[present[0]]} cannot be loaded by onnxruntime {onnxruntime.__version__} "
+                                f"({errors[0]})")
+    if classifier != "auto" and classifier not in present:
+        log.warning("%s not found: reading with the %s classifier", paths[classifier], next(iter(sessions)))
+    if len(sessions) == 1 and classifier not in sessions:
+        ((kind, session),) = sessions.items()
+        return Choice(kind, "only file"), session
+    if classifier != "auto":
+        return Choice(classifier, "asked"), sessions[classifier]
     key = machine_key(paths, threads) if remember is not None else None
     choice = remember.get(key) if remember is not None else None
-    if choice is not None:
-        return choice, open_session(paths[choice.kind])
-    sessions = {k: open_session(paths[k]) for k in KINDS}
-    ms = (timer or time_kinds)(sessions)
-    choice = Choice(quicker(ms), "timed", {k: ms[k] for k in KINDS})
-    if remember is not None:
-        remember.put(key, choice)
+    if choice is None:
+        ms = (timer or time_kinds)(sessions)
+        choice = Choice(quicker(ms), "timed", {k: ms[k] for k in KINDS})
+        if remember is not None:
+            remember.put(key, choice)
     return choice, sessions[choice.kind]

@@ -165,11 +165,11 @@ class Detector:
 
         classifiers.check_choice(classifier)
         d = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
-        missing = (f"not found: the dice models ship in models/ of the dicetable source; pass model_dir= (or "
-                   f"--models) pointing at a folder with {DETECTOR_FILE} and {CLASSIFIER_FILE} (or "
-                   f"{FLOAT_CLASSIFIER_FILE}), or retrain (models/MODEL.md)")
+        hint = (f"the dice models ship in models/ of the dicetable source; pass model_dir= (or --models) "
+                f"pointing at a folder with {DETECTOR_FILE} and {CLASSIFIER_FILE} (or {FLOAT_CLASSIFIER_FILE}), "
+                "or retrain (models/MODEL.md)")
         if not (d / DETECTOR_FILE).is_file():
-            raise ModelMissingError(f"{d / DETECTOR_FILE} {missing}")
+            raise ModelMissingError(f"{d / DETECTOR_FILE} not found: {hint}")
         so = ort.SessionOptions()
         so.intra_op_num_threads = max(1, int(threads))
         so.inter_op_num_threads = 1
@@ -183,8 +183,8 @@ class Detector:
             self.classifier, self._cls = classifiers.choose(
                 classifier, files, lambda p: ort.InferenceSession(str(p), so, providers=prov),
                 threads=so.intra_op_num_threads, remember=classifiers.ChoiceFile(choices) if choices else None)
-        except FileNotFoundError:
-            raise ModelMissingError(f"{files['int8']} {missing}") from None
+        except FileNotFoundError as exc:  # neither classifier there, or neither loads
+            raise ModelMissingError(f"{exc}: {hint}") from None
         log.info("dice classifier: %s", self.classifier.describe())
         n = self._cls.get_outputs()[0].shape[1]
         if n not in (7, len(CLASSES)):

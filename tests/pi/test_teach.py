@@ -9,7 +9,7 @@ import pytest
 from pi.calibration import faces_path
 from pi.table import Table
 from pi.web import create_app
-from vision import synth
+from vision.training import scenes
 
 
 @pytest.fixture
@@ -40,8 +40,8 @@ def emblem_sixes(table, scene) -> list[int]:
 def test_the_host_teaches_a_face_from_one_throw(host, config):
     table, client = host
     rng = np.random.default_rng(5)
-    throw = synth.emblem_tray(rng, size=(960, 720), n=6, share=1.0, colour="blue")  # every die shows the emblem
-    later = synth.emblem_tray(rng, size=(960, 720), n=12, share=0.25, colour="blue")
+    throw = scenes.emblem_tray(rng, size=(960, 720), n=6, share=1.0, colour="blue")  # every die shows the emblem
+    later = scenes.emblem_tray(rng, size=(960, 720), n=12, share=0.25, colour="blue")
     assert emblem_sixes(table, later).count(6) < 2  # the model alone reads them otherwise
     assert 'id="teach"' in client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     table.camera._latest = throw.image  # as the camera thread keeps it for the live view

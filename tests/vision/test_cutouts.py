@@ -1,4 +1,4 @@
-"""Real dice cut out of a plain tray and laid on rendered tables (`vision.cutouts`)."""
+"""Real dice cut out of a plain tray and laid on rendered tables (`vision.training.cutouts`)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import cutouts, synth
+from vision import synth
 from vision.evaluate import iou
+from vision.training import cutouts, scenes
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "byler"
 
@@ -66,9 +67,9 @@ def test_every_die_of_the_real_fixture_photos_is_cut():
 
 def test_every_die_laid_on_a_table_is_labelled_with_a_box_that_hugs_it(monkeypatch):
     # A grey table, no light or camera faults: what is saturated is a die.
-    monkeypatch.setattr(synth, "background", lambda rng, h, w, kind=None: np.full((h, w, 3), 128, np.float32))
-    monkeypatch.setattr(synth, "_lighting", lambda img, rng: img)
-    monkeypatch.setattr(synth, "degrade", lambda img, rng: np.clip(img, 0, 255).astype(np.uint8))
+    monkeypatch.setattr(scenes, "background", lambda rng, h, w, kind=None: np.full((h, w, 3), 128, np.float32))
+    monkeypatch.setattr(scenes, "_lighting", lambda img, rng: img)
+    monkeypatch.setattr(scenes, "degrade", lambda img, rng: np.clip(img, 0, 255).astype(np.uint8))
     patch = np.zeros((50, 50, 3), np.float32)
     patch[:] = (0, 0, 255)
     alpha = np.zeros((50, 50), np.float32)
@@ -89,16 +90,16 @@ def test_every_die_laid_on_a_table_is_labelled_with_a_box_that_hugs_it(monkeypat
 
 
 def test_a_test_set_of_real_dice_on_rendered_tables_from_a_labelled_folder(tmp_path):
-    """`python -m vision.synth --collages-of FOLDER:val`: the dice of that split only,
+    """`python -m vision.training.scenes --collages-of FOLDER:val`: the dice of that split only,
     cut out and laid on rendered tables, written as a labelled folder."""
     gt = json.loads((FIXTURES / "annotations.json").read_text())
     assert len(cutouts.cut_folder(FIXTURES)) >= 0.9 * sum(len(g["dice"]) for g in gt.values())
     assert cutouts.cut_folder(FIXTURES, "val") == []  # three photos: none is the 5th
     out = tmp_path / "collages"
-    subprocess.run([sys.executable, "-m", "vision.synth", str(out), "--n", "2", "--seed", "3",
+    subprocess.run([sys.executable, "-m", "vision.training.scenes", str(out), "--n", "2", "--seed", "3",
                     "--collages-of", str(FIXTURES)], check=True)
     ann = json.loads((out / "annotations.json").read_text())
     assert len(ann) == 2 and all(g["dice"] for g in ann.values())
-    bad = subprocess.run([sys.executable, "-m", "vision.synth", str(tmp_path / "x"), "--collages-of",
+    bad = subprocess.run([sys.executable, "-m", "vision.training.scenes", str(tmp_path / "x"), "--collages-of",
                           f"{FIXTURES}:val"], capture_output=True, text=True)
     assert bad.returncode == 2 and "no die" in bad.stderr

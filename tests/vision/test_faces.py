@@ -14,7 +14,7 @@ from pi.cli import main
 from vision import synth
 from vision.detector import Detector
 from vision.faces import FaceBook, FaceBookError
-from vision.synth import Scene, emblem_tray
+from vision.training.scenes import Scene, emblem_tray
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 
@@ -337,3 +337,15 @@ def test_teach_command_refuses_a_die_that_does_not_exist(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "a d20 face is 1-20, got 21" in err and "nothing saved" in err and "Traceback" not in err
     assert not (tmp_path / "data" / "faces.npz").exists()
+
+
+@pytest.mark.parametrize("name", ["d6 numerals", "d20 italic"])
+def test_ordinary_dice_read_the_same_with_a_book_of_numbered_dice(detector, name):
+    """A book of numbered dice the model reads as sure pips (a numeral 1 as a sure 4, say)
+    must not take an ordinary die read that way for one of them."""
+    _, photos, _ = taught_set(name)
+    book, _ = FaceBook.teach(detector, photos)
+    taught = Detector(faces=book)
+    for path in sorted(FIXTURES.glob("*.jpg")):
+        image = cv2.imread(str(path))
+        assert [(d.box, d.face) for d in taught.detect(image)] == [(d.box, d.face) for d in detector.detect(image)]

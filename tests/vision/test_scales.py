@@ -1,4 +1,4 @@
-"""vision.scales: tiled and close-up frames made from labelled photos keep their labels
+"""vision.training.scales: tiled and close-up frames made from labelled photos keep their labels
 on the dice, and the command measures the shipped reader on them."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import scales
+from vision.training import scales
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 

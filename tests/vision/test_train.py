@@ -1,5 +1,11 @@
-"""A tiny end-to-end training run (only where torch is installed: the `train` extra)."""
+"""A tiny end-to-end training run (only where torch is installed: the `train` extra). Every
+run here has a fixed number of steps: the same on a busy machine as on an idle one."""
 from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -9,23 +15,33 @@ pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
 
-def test_a_tiny_training_run_exports_models_the_detector_can_load(tmp_path):
-    from vision import synth, train
-    from vision.detector import Detector
+TINY = ["--pool", "3", "--det-batch", "2", "--det-size", "128", "--cls-batch", "8", "--threads", "1",
+        "--device", "cpu", "--save-every", "100"]
 
-    rc = train.main(["--out", str(tmp_path), "--work", str(tmp_path / "work"), "--pool", "3",
-                     "--minutes-detector", "0.03", "--minutes-classifier", "0.03", "--det-batch", "2",
-                     "--det-size", "128", "--cls-batch", "8", "--threads", "1", "--device", "cpu",
-                     "--save-every", "100"])
+
+def test_a_tiny_training_run_exports_models_the_detector_can_load(tmp_path, capsys):
+    from vision import synth
+    from vision.detector import Detector
+    from vision.training import train
+
+    # A budget of no time at all: the steps alone say how long each model trains.
+    rc = train.main(["--out", str(tmp_path), "--work", str(tmp_path / "work"), *TINY, "--minutes-detector", "0",
+                     "--minutes-classifier", "0", "--steps-detector", "6", "--steps-classifier", "4"])
     assert rc == 0
+    log = capsys.readouterr().out
+    assert "detector: done, 6 steps" in log and "classifier: done, 4 steps" in log
     assert (tmp_path / "dice_detector.onnx").is_file() and (tmp_path / "dice_classifier.onnx").is_file()
     image, _ = synth.render_table([("red", 2, 320, 240, 0)], np.random.default_rng(0))
     found = Detector(model_dir=tmp_path, colours=False).detect(image)
     assert isinstance(found, list)  # an untrained model may find anything; it must run
 
     # The last step of the chain: the classifier in 8 bits, which still loads, and which
-    # fine-tuning can start from again.
-    from vision import quantize
+    # fine-tuning can start from again. Calibrated on the crops the shipped detector cuts: a
+    # detector of a few steps may find nothing to calibrate on (that case has its own test).
+    from vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE
+    from vision.training import quantize
+
+    shutil.copy(DEFAULT_MODEL_DIR / DETECTOR_FILE, tmp_path / DETECTOR_FILE)
 
     float_size = (tmp_path / "dice_classifier.onnx").stat().st_size
     assert quantize.main([str(tmp_path), "--scenes", "4"]) == 0
@@ -37,7 +53,8 @@ def test_a_tiny_training_run_exports_models_the_detector_can_load(tmp_path):
 
 
 def test_quantize_refuses_a_classifier_already_in_8_bits_and_a_missing_one(tmp_path, capsys):
-    from vision import detector, quantize
+    from vision import detector
+    from vision.training import quantize
 
     assert quantize.is_quantized(detector.DEFAULT_MODEL_DIR / detector.CLASSIFIER_FILE)  # as shipped
     assert quantize.main([str(detector.DEFAULT_MODEL_DIR)]) == 2
@@ -46,8 +63,37 @@ def test_quantize_refuses_a_classifier_already_in_8_bits_and_a_missing_one(tmp_p
     assert "dice_classifier.onnx not found" in capsys.readouterr().err
 
 
+def test_quantize_says_when_the_detector_finds_nothing_to_calibrate_on(tmp_path, capsys):
+    """A detector that finds no candidate leaves no crop to calibrate the 8-bit ranges on:
+    a clear message, exit 2, and the float classifier as it was."""
+    import torch
+
+    from vision.training import quantize, train
+
+    blind = train.DiceDetector()
+    with torch.no_grad():
+        blind.out.bias[0] = -30.0  # no heat anywhere
+    train.export_detector(blind.eval(), tmp_path / "dice_detector.onnx")
+    train.export_classifier(train.DiceClassifier().eval(), tmp_path / "dice_classifier.onnx")
+    before = (tmp_path / "dice_classifier.onnx").read_bytes()
+    assert quantize.main([str(tmp_path), "--scenes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "finds no candidate in 3 rendered scenes" in err and "Traceback" not in err
+    assert (tmp_path / "dice_classifier.onnx").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dice_classifier.onnx", "dice_detector.onnx"]
+
+
+def test_a_number_of_steps_is_at_least_one(tmp_path, capsys):
+    from vision.training import train
+
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--out", str(tmp_path / "out"), "--work", str(tmp_path / "work"), *TINY, "--steps-detector", "0"])
+    assert exc.value.code == 2 and "--steps-detector is a number of steps" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_pip_boxes_become_whole_die_boxes():
-    from vision import train
+    from vision.training import train
 
     boxes = np.array([[100, 100, 120, 120], [200, 200, 206, 206]], np.float32)
     faces = np.array([5, 1])
@@ -62,7 +108,8 @@ def test_fine_tuning_starts_from_the_shipped_weights():
     import onnxruntime as ort
     import torch
 
-    from vision import detector, train
+    from vision import detector
+    from vision.training import train
 
     x = np.random.default_rng(0).uniform(0, 255, (3, 3, train.CROP, train.CROP)).astype(np.float32)
     model = train.DiceClassifier()
@@ -80,7 +127,7 @@ def test_a_d6_classifier_grows_into_one_for_d10_and_d20_keeping_what_it_knew(tmp
     import onnxruntime as ort
     import torch
 
-    from vision import train
+    from vision.training import train
 
     torch.manual_seed(0)
     small = train.DiceClassifier(classes=7).eval()
@@ -104,7 +151,7 @@ def test_a_d6_classifier_grows_into_one_for_d10_and_d20_keeping_what_it_knew(tmp
 def test_distillation_keeps_the_teachers_classes_only_where_it_knows_the_label():
     import torch
 
-    from vision import train
+    from vision.training import train
 
     torch.manual_seed(0)
     teacher = train.DiceClassifier(classes=7).eval()
@@ -123,27 +170,36 @@ def test_distillation_keeps_the_teachers_classes_only_where_it_knows_the_label()
     assert float(train._distillation(unknown, teacher, x, y)) < 1e-5
 
 
-def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_path, monkeypatch):
-    from vision import cutouts, train
+def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_path):
+    from vision.training import cutouts, train
+    from vision.training.scenes import SceneMix
 
     with pytest.raises(SystemExit, match="--collages needs --real"):
         train.main(["--collages", "0.3", "--pool", "2", "--render-only", "--out", str(tmp_path / "out"),
                     "--work", str(tmp_path / "work")])
     assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()  # nothing made
     die = cutouts.Cutout(np.full((40, 40, 3), (0, 0, 255), np.float32), np.ones((40, 40), np.float32), 5)
-    plain = [train._scene_sample((7, i)) for i in range(12)]
-    monkeypatch.setattr(train, "_CUTOUTS", [die])
-    monkeypatch.setattr(train, "COLLAGES", 0.5)
-    mixed = [train._scene_sample((7, i)) for i in range(12)]
+    plain = [train.scene_sample((7, i), SceneMix()) for i in range(12)]
+    mixed = [train.scene_sample((7, i), SceneMix(collages=0.5), [die]) for i in range(12)]
     same = [np.array_equal(a.image, b.image) and np.array_equal(a.boxes, b.boxes) for a, b in zip(plain, mixed)]
     assert 0 < sum(same) < 12  # the others are the very scenes of the pool without collages
     assert all(set(m.faces.tolist()) <= {5} and len(m.faces) for m, s in zip(mixed, same) if not s)
+    # Rendered in worker processes, the same scenes: the settings reach them as arguments. (In a
+    # fresh interpreter: a process that ran parallel OpenCV calls cannot fork safely.)
+    code = ("import numpy as np, sys; from vision.training import cutouts, train; "
+            "from vision.training.scenes import SceneMix; "
+            "die = cutouts.Cutout(np.full((40, 40, 3), (0, 0, 255), np.float32), np.ones((40, 40), np.float32), 5); "
+            "pool = train.synth_pool(12, 7, SceneMix(collages=0.5), workers=2, cut=[die]); "
+            "print(json.dumps([[s.boxes.tolist(), s.faces.tolist()] for s in pool]))")
+    out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True, text=True, check=True,
+                         timeout=120)
+    assert json.loads(out.stdout.splitlines()[-1]) == [[m.boxes.tolist(), m.faces.tolist()] for m in mixed]
 
 
 def test_some_not_a_die_crops_are_parts_of_a_die_closer_than_any_die_is_seen(monkeypatch):
     """A close-up's pips must not read as dice showing 1: crops inside a die, a fraction of
     its size, are "not a die" examples."""
-    from vision import train
+    from vision.training import train
 
     image = np.zeros((400, 400, 3), np.uint8)
     image[100:300, 100:300] = 255  # a white die on a black table

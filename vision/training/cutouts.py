@@ -6,7 +6,7 @@ camera's blur) but always on the same tray; the rendered scenes show every kind 
 but drawn dice. A collage puts the first on the second: each labelled die of a `--real`
 folder is cut out of its photo (`cut`), and `collage` lays a few of them, turned, scaled,
 recoloured and sometimes foreshortened, with their shadows, on a background of
-`vision.synth` (carpet, wood, cloth, photographed textures, boards with printed pips,
+`vision.training.scenes` (carpet, wood, cloth, photographed textures, boards with printed pips,
 keyboards and labels ...), under the same light and camera faults as a rendered scene.
 
 Cutting: the tray's colour is read from a ring just outside the die's box; the die is
@@ -24,7 +24,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision import synth
+from vision.synth import _paste, fill_rounded_rect
+from vision.training import scenes
+from vision.training.scenes import SceneMix
 
 
 @dataclass
@@ -40,7 +42,7 @@ class Cutout:
 def _rounded_square(h: int, w: int, inset: float = 0.06) -> np.ndarray:
     m = np.zeros((h, w), np.uint8)
     dx, dy = int(w * inset), int(h * inset)
-    synth.fill_rounded_rect(m, dx, dy, w - 1 - dx, h - 1 - dy, int(min(h, w) * 0.18))
+    fill_rounded_rect(m, dx, dy, w - 1 - dx, h - 1 - dy, int(min(h, w) * 0.18))
     return m
 
 
@@ -94,7 +96,7 @@ def cut(image: np.ndarray, box, face: int, sides: int = 6, margin: float = 0.15)
 
 
 def cut_all(samples) -> list[Cutout]:
-    """Every die of `samples` (`vision.train.Sample` with whole-die boxes) that can be cut."""
+    """Every die of `samples` (`vision.training.train.Sample` with whole-die boxes) that can be cut."""
     out = []
     for s in samples:
         if not s.has_size:
@@ -135,14 +137,15 @@ def _recolour(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
 
 
-def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, int] | None = None) -> synth.Scene:
-    """A rendered table with real dice from `cutouts` on it, and their labels."""
+def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, int] | None = None,
+            mix: SceneMix = SceneMix()) -> scenes.Scene:
+    """A rendered table with real dice from `cutouts` on it, and their labels; look-alikes
+    and hard negatives beside them in their shares `mix` of the scenes."""
     if size is None:
         size = [(640, 480), (640, 640), (480, 640), (800, 600)][int(rng.integers(0, 4))]
     w, h = size
-    img = synth.background(rng, h, w)
-    if synth.LOOKALIKES > 0 and rng.random() < synth.LOOKALIKES:
-        synth.lookalikes(img, rng)
+    img = scenes.background(rng, h, w)
+    scenes.decorate(img, rng, mix)
     die_px = max(w, h) / 640 * float(rng.choice([rng.uniform(22, 45), rng.uniform(35, 80), rng.uniform(70, 130)],
                                                 p=[0.35, 0.5, 0.15]))
     n = int(rng.integers(1, int(max(1, min(25, w * h / (die_px * die_px * 4)))) + 1))
@@ -185,11 +188,11 @@ def collage(cutouts: list[Cutout], rng: np.random.Generator, size: tuple[int, in
         img *= (1 - sh_strength * shadow)[..., None]
     labels, kinds = [], []
     for c, q, outline in placed:
-        box = synth.clipped_box(outline, w, h)
+        box = scenes.clipped_box(outline, w, h)
         if box is None:
             continue  # mostly outside the frame: not laid at all (neither a die nor background)
-        synth._paste(img, _recolour(c.patch, rng) if recolour and rng.random() < 0.7 else c.patch, c.alpha, q)
+        _paste(img, _recolour(c.patch, rng) if recolour and rng.random() < 0.7 else c.patch, c.alpha, q)
         labels.append((box, c.face, "real"))
         kinds.append(c.sides)
-    img = synth.degrade(synth._lighting(img, rng), rng)
-    return synth.Scene(img, labels, kinds)
+    img = scenes.degrade(scenes._lighting(img, rng), rng)
+    return scenes.Scene(img, labels, kinds)

@@ -1,7 +1,11 @@
 """Train the two dice models and export them to ONNX (needs the `train` extra: torch, onnx).
 
-    python -m vision.train --out models --real /path/byler-d6/train:val_every=5 \\
-        --centres /path/matteop65-webcam/train --minutes 35
+    python -m vision.training.train --out models --real DATA/byler-d6/train:val_every=5 \\
+        --centres DATA/matteop65-webcam/train --minutes-detector 35 --minutes-classifier 35
+
+(DATA: the folder of the labelled data sets, models/MODEL.md.) Each model trains for a time
+budget (`--minutes-detector`, `--minutes-classifier`) or a fixed number of steps
+(`--steps-detector`, `--steps-classifier`: the same run on any machine, as the tests do).
 
 - detector (`dice_detector.onnx`): a tiny CenterNet; input a 1x3xHxW float BGR image
   (0-255, H and W multiples of 32, longer side ~384), outputs at stride 4: `heatmap`
@@ -11,13 +15,13 @@
   box (side 1.25 x the box's longer side), a logit per class of `vision.detector.CLASSES`:
   "not a die", d6 faces 1-6, d10 faces 0-9, d20 faces 1-20.
 
-Training data: synthetic scenes from `vision.synth` (pre-rendered once into a pool, then
-augmented), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
+Training data: synthetic scenes from `vision.training.scenes` (pre-rendered once into a
+pool, then augmented; `--poly-scenes`, `--lookalikes`, `--negatives` set their `SceneMix`), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
 dice; with val_every the validation images are left out) and `--centres DIR` (boxes
 around the pip pattern only: used for detector centres, without size, and for face crops
 with an estimated die size). With `--collages`, a share of the pool's scenes are real dice
-cut out of the `--real` photos and laid on rendered tables (`vision.cutouts`). torch is
-imported by this module only.
+cut out of the `--real` photos and laid on rendered tables (`vision.training.cutouts`). torch
+is imported by this module only.
 """
 from __future__ import annotations
 
@@ -32,9 +36,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import cutouts, evaluate, synth
-from vision.light import _middle
+from vision import evaluate
 from vision.detector import CLASSES, class_of
+from vision.light import _middle
+from vision.training import cutouts, scenes
+from vision.training.scenes import SceneMix
 
 try:
     import torch
@@ -208,46 +214,55 @@ def pip_boxes_to_die_boxes(boxes: np.ndarray, faces: np.ndarray) -> np.ndarray:
     return np.stack([cx - h, cy - h, cx + h, cy + h], 1)
 
 
-# Real dice cut out of the --real photos, for the pool's collages (`vision.cutouts`); set by
-# `synth_pool` and shared with its worker processes by fork.
-_CUTOUTS: list = []
-COLLAGES = 0.0  # share of the pool's scenes that are collages when there are cutouts
-
-
-def _scene_sample(seed_index: tuple[int, int]) -> Sample:
+def scene_sample(seed_index: tuple[int, int], mix: SceneMix, cut: list | tuple = ()) -> Sample:
     """Scene number `index` of the pool of `seed`: the same whichever process renders it.
-    Whether it is a collage is drawn apart, so the other scenes are those of a pool
-    without collages."""
+    A share `mix.collages` of the scenes lay the real dice `cut` (`cutouts.Cutout`) on
+    rendered tables; whether a scene is one is drawn apart, so the other scenes are those
+    of a pool without collages."""
     rng = np.random.default_rng(seed_index)
-    if _CUTOUTS and np.random.default_rng((*seed_index, 1)).random() < COLLAGES:
-        sc = cutouts.collage(_CUTOUTS, rng)
+    if cut and mix.collages > 0 and np.random.default_rng((*seed_index, 1)).random() < mix.collages:
+        sc = cutouts.collage(list(cut), rng, mix=mix)
     else:
-        sc = synth.random_scene(rng)
+        sc = scenes.random_scene(rng, mix=mix)
     boxes = np.array([lb[0] for lb in sc.labels], np.float32).reshape(-1, 4)
     faces = np.array([lb[1] for lb in sc.labels], np.int64)
     sides = np.array([sc.sides_of(k) for k in range(len(sc.labels))], np.int64)
     return Sample(sc.image, boxes, faces, sides=sides)
 
 
-def synth_pool(n: int, seed: int, workers: int = 0, cut: list | None = None, collages: float = 0.0) -> list[Sample]:
-    """`n` rendered scenes, in `workers` processes (0: in this one); a share `collages` of
-    them lay the real dice `cut` (`vision.cutouts.Cutout`) on rendered tables."""
+# A pool worker's settings: set once in each worker process by `_start_worker` (handed over
+# by fork, not pickled with every job: the cut-out dice may weigh hundreds of MB).
+_worker: tuple[SceneMix, list] = (SceneMix(), [])
+
+
+def _start_worker(mix: SceneMix, cut: list) -> None:
+    global _worker
+    cv2.setNumThreads(1)
+    _worker = (mix, cut)
+
+
+def _worker_sample(seed_index: tuple[int, int]) -> Sample:
+    return scene_sample(seed_index, *_worker)
+
+
+def synth_pool(n: int, seed: int, mix: SceneMix = SceneMix(), workers: int = 0, cut: list | None = None) -> list[Sample]:
+    """`n` rendered scenes of `mix`, in `workers` processes (0: in this one); a share
+    `mix.collages` of them lay the real dice `cut` (`cutouts.Cutout`) on rendered tables."""
     import multiprocessing
 
-    global COLLAGES
-    _CUTOUTS[:], COLLAGES = cut or [], collages
     t0 = time.time()
     jobs = [(seed, i) for i in range(n)]
     if workers:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-            out = pool.map(_scene_sample, jobs, chunksize=8)
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker,
+                                                      initargs=(mix, cut or [])) as pool:
+            out = pool.map(_worker_sample, jobs, chunksize=8)
     else:
-        out = [_scene_sample(j) for j in jobs]
+        out = [scene_sample(j, mix, cut or []) for j in jobs]
     print(f"synthetic pool: {n} scenes ({time.time() - t0:.0f} s)", flush=True)
     return out
 
 
-def load_pool(args, real: list[Sample]) -> list[Sample]:
+def load_pool(args, mix: SceneMix, real: list[Sample]) -> list[Sample]:
     """The synthetic pool: rendered now (with --collages, of the dice cut out of `real`), or
     read from --pool-cache (written when absent)."""
     import pickle
@@ -257,13 +272,13 @@ def load_pool(args, real: list[Sample]) -> list[Sample]:
         with open(cache, "rb") as f:
             pool = pickle.load(f)
         print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
-              "--lookalikes and --collages do not change them)", flush=True)
+              "--lookalikes, --negatives and --collages do not change them)", flush=True)
         return pool[: args.pool]
     cut = []
-    if args.collages > 0:
+    if mix.collages > 0:
         cut = cutouts.cut_all(real)
         print(f"collages: {len(cut)} real dice cut out", flush=True)
-    pool = synth_pool(args.pool, args.seed + 100, args.workers, cut, args.collages)
+    pool = synth_pool(args.pool, args.seed + 100, mix, args.workers, cut)
     if cache:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with open(cache.with_suffix(".tmp"), "wb") as f:
@@ -535,7 +550,7 @@ def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
 
 def onnx_weights(path: Path) -> dict[str, np.ndarray]:
     """The float weights of an exported model by name; those of a model quantised by
-    `vision.quantize` (8-bit integers, a scale and zero point per channel) dequantised."""
+    `vision.training.quantize` (8-bit integers, a scale and zero point per channel) dequantised."""
     import onnx
     from onnx import numpy_helper
 
@@ -649,6 +664,17 @@ def _tensors(batch, dev) -> list:
     return [torch.as_tensor(b).to(dev, non_blocking=True) for b in batch]
 
 
+def progress(t0: float, done: int, minutes: float, steps: int | None) -> float | None:
+    """How far a training begun at `t0` is (0..1) after `done` steps: by its fixed number of
+    `steps` when given (the same run on any machine), else by its time budget of `minutes`;
+    None once it is over."""
+    if steps is not None:
+        return done / steps if done < steps else None
+    budget = max(minutes * 60, 1e-9)
+    el = time.time() - t0
+    return min(1.0, el / budget) if el <= budget else None
+
+
 def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     dev = torch.device(args.device)
     model = new_model(DiceDetector, args, "dice_detector.onnx")
@@ -660,17 +686,17 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
         opt.load_state_dict(st["opt"])
         step = int(st["step"])
         print(f"detector: resumed at step {step}", flush=True)
-    budget = args.minutes_detector * 60
     batches = _Stream(lambda rng: det_batch(data, args, rng), args.seed, args.workers).batches()
     t0 = time.time()
     last_save = t0
+    first = step
     model.train()
     while True:
-        el = time.time() - t0
-        if el > budget:
+        frac = progress(t0, step - first, args.minutes_detector, args.steps_detector)
+        if frac is None:
             break
-        # Cosine learning rate over the time budget.
-        frac = min(1.0, el / budget)
+        el = time.time() - t0
+        # Cosine learning rate over the budget (time or steps).
         for gp in opt.param_groups:
             gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
         x, hm, sz, of, mk = _tensors(next(batches), dev)
@@ -736,17 +762,17 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         teacher = DiceClassifier(classes=onnx_outputs(Path(args.teacher) / "dice_classifier.onnx"))
         init_from_onnx(teacher, Path(args.teacher) / "dice_classifier.onnx")
         teacher = teacher.to(dev).eval()
-    budget = args.minutes_classifier * 60
     batches = _Stream(lambda rng: cls_batch(data, args, rng), args.seed + 1, args.workers).batches()
     t0 = time.time()
     last_save = t0
+    first = step
     model.train()
     correct = seen = 0
     while True:
-        el = time.time() - t0
-        if el > budget:
+        frac = progress(t0, step - first, args.minutes_classifier, args.steps_classifier)
+        if frac is None:
             break
-        frac = min(1.0, el / budget)
+        el = time.time() - t0
         for gp in opt.param_groups:
             gp["lr"] = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
         x, y = _tensors(next(batches), dev)
@@ -775,7 +801,7 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.training.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="models", help="folder for the ONNX files (default: models)")
     p.add_argument("--work", default="runs/train", help="checkpoints (default: runs/train)")
     p.add_argument("--real", action="append", default=[], metavar="DIR[:val_every=K]",
@@ -783,22 +809,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--centres", action="append", default=[], metavar="DIR",
                    help="labelled folder whose boxes surround the pips only; repeatable")
     p.add_argument("--what", choices=["both", "detector", "classifier"], default="both")
-    p.add_argument("--minutes-detector", type=float, default=40.0)
-    p.add_argument("--minutes-classifier", type=float, default=40.0)
+    p.add_argument("--minutes-detector", type=float, default=40.0, help="time budget of the detector (default 40)")
+    p.add_argument("--minutes-classifier", type=float, default=40.0, help="time budget of the classifier (default 40)")
+    p.add_argument("--steps-detector", type=int, metavar="N",
+                   help="train the detector for N steps, whatever the time (overrides --minutes-detector)")
+    p.add_argument("--steps-classifier", type=int, metavar="N",
+                   help="train the classifier for N steps, whatever the time (overrides --minutes-classifier)")
     p.add_argument("--pool", type=int, default=1500, help="synthetic scenes rendered once (default 1500)")
     p.add_argument("--pool-cache", metavar="FILE", help="read the pool from FILE, or render and save it there")
     p.add_argument("--hard-negatives", metavar="MODEL_DIR",
                    help="before training the classifier, run the detector of MODEL_DIR over the training "
                         "images and use where it fires away from labelled dice as 'not a die' examples")
     p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
-    p.add_argument("--poly-scenes", type=float, default=synth.POLY_SCENES,
-                   help=f"share of rendered scenes with d10 and d20 among the d6 (default {synth.POLY_SCENES})")
-    p.add_argument("--lookalikes", type=float, default=synth.LOOKALIKES,
+    mix = SceneMix()
+    p.add_argument("--poly-scenes", type=float, default=mix.poly,
+                   help=f"share of rendered scenes with d10 and d20 among the d6 (default {mix.poly})")
+    p.add_argument("--lookalikes", type=float, default=mix.lookalikes,
                    help="share of rendered scenes with a keyboard or printed labels beside the dice "
-                        f"(not dice; default {synth.LOOKALIKES})")
-    p.add_argument("--collages", type=float, default=0.0,
+                        f"(not dice; default {mix.lookalikes})")
+    p.add_argument("--negatives", type=float, default=mix.negatives, metavar="SHARE",
+                   help="share of rendered scenes with hard negatives (specks, round platforms, coins, tokens, "
+                        f"buttons) on the table (default {mix.negatives})")
+    p.add_argument("--collages", type=float, default=mix.collages,
                    help="share of rendered scenes that are collages: real dice cut out of the --real photos "
-                        "and laid on rendered tables (default 0)")
+                        f"and laid on rendered tables (default {mix.collages})")
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -821,11 +855,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-weight", type=float, default=0.75,
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)
-    if args.collages > 0 and not args.real:
+    try:
+        mix = SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=args.collages,
+                       negatives=args.negatives)
+    except ValueError as exc:
+        p.error(str(exc))
+    for name in ("steps_detector", "steps_classifier"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} is a number of steps, at least 1")
+    if mix.collages > 0 and not args.real:
         raise SystemExit("--collages needs --real folders to cut the dice from")
     torch.set_num_threads(args.threads)
-    synth.POLY_SCENES = args.poly_scenes
-    synth.LOOKALIKES = args.lookalikes
     if args.workers:
         # OpenCV's thread pool does not survive a fork: a worker forked after this process
         # ran a parallel OpenCV call (hard-negative mining) hangs in its first one.
@@ -836,7 +876,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     real = [s for spec in args.real for s in load_real(spec, True)]
     centres = [s for spec in args.centres for s in load_real(spec, False)]
-    pool = load_pool(args, real) if args.pool else []
+    pool = load_pool(args, mix, real) if args.pool else []
     if args.render_only:
         return 0
     rw = 1.0 - args.synth_weight

@@ -9,7 +9,7 @@ Real photos, made into two kinds of frames:
   the photo). The dice of the photo that lie at least 80% inside the square are labelled;
   a die cut more by the frame's edge is not, so a reader that finds it loses precision.
 
-`python -m vision.scales FOLDER [--split val]` prints one JSON line per kind of frame with
+`python -m vision.training.scales FOLDER [--split val]` prints one JSON line per kind of frame with
 `vision.evaluate.score`'s figures (models/MODEL.md, "Close-ups and small dice").
 """
 from __future__ import annotations
@@ -103,7 +103,7 @@ def measure(detector, photos: list[tuple[np.ndarray, list]]) -> list[dict]:
 def main(argv=None) -> int:
     from vision.detector import Detector
 
-    p = argparse.ArgumentParser(prog="python -m vision.scales", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.training.scales", description=__doc__.split("\n\n")[0])
     p.add_argument("folder", help="a labelled folder (images + annotations.json)")
     p.add_argument("--split", choices=["all", "train", "val"], default="all")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
@@ -111,17 +111,17 @@ def main(argv=None) -> int:
     try:
         gt = evaluate.select(evaluate.load_annotations(args.folder), args.split)
     except (OSError, ValueError) as exc:
-        print(f"vision.scales: {exc}", file=sys.stderr)
+        print(f"vision.training.scales: {exc}", file=sys.stderr)
         return 2
     photos = []
     for name in sorted(gt):
         image = cv2.imread(str(Path(args.folder) / name))
         if image is None:
-            print(f"vision.scales: cannot read {args.folder}/{name}; left out", file=sys.stderr)
+            print(f"vision.training.scales: cannot read {args.folder}/{name}; left out", file=sys.stderr)
             continue
         photos.append((image, [list(d) for d in gt[name]["dice"]]))
     if not photos:
-        print(f"vision.scales: no readable labelled photo in {args.folder}", file=sys.stderr)
+        print(f"vision.training.scales: no readable labelled photo in {args.folder}", file=sys.stderr)
         return 2
     print(f"machine: {evaluate.cpu_name()}; {len(photos)} photos of {args.folder} ({args.split})", flush=True)
     for result in measure(Detector(model_dir=args.models, colours=False), photos):

@@ -1,16 +1,18 @@
 """The classifier in 8 bits: the last step of the training chain (models/MODEL.md).
 
-`python -m vision.quantize MODEL_DIR` rewrites MODEL_DIR/dice_classifier.onnx (a float
-export of `vision.train`) with onnxruntime's static quantisation: weights as 8-bit
+`python -m vision.training.quantize MODEL_DIR` rewrites MODEL_DIR/dice_classifier.onnx (a float
+export of `vision.training.train`) with onnxruntime's static quantisation: weights as 8-bit
 integers per output channel, activations as 8-bit integers with ranges calibrated on the
-crops the detector in MODEL_DIR cuts from rendered scenes (`vision.synth`, fixed seeds:
+crops the detector in MODEL_DIR cuts from rendered scenes (`vision.training.scenes`, fixed seeds:
 the same float model always gives the same 8-bit one, and no photos are needed). On an
 x86 CPU with 8-bit dot products (VNNI) the classifier then runs in about half the time,
 and reads within a die of the float one on every test set (models/MODEL.md); on a Pi's
-ARM cores it was not measured.
+ARM cores it was not measured. When the detector finds nothing to read in the rendered
+scenes (an untrained one), there is nothing to calibrate on: the command says so and exits
+with 2, the float classifier left as it was.
 
 The detector stays in floats: its depthwise convolutions run slower in 8 bits.
-`vision.train --init-from` and `--teacher` read both kinds of classifier.
+`vision.training.train --init-from` and `--teacher` read both kinds of classifier.
 """
 from __future__ import annotations
 
@@ -39,14 +41,14 @@ def calibration_crops(model_dir: str | Path, scenes: int = SCENES, seed: int = S
     """Batches (N x 3 x 48 x 48 float) of what the classifier reads at the table: the crops
     of every candidate the detector of `model_dir` finds in rendered scenes (dice, and the
     false alarms it is there to reject)."""
-    from vision import synth
     from vision.detector import Detector
+    from vision.training.scenes import random_scene
 
     det = Detector(model_dir=model_dir, colours=False)
     rng = np.random.default_rng(seed)
     batches = []
     for _ in range(scenes):
-        image = synth.random_scene(rng).image
+        image = random_scene(rng).image
         boxes = det._find(image)[0]
         if len(boxes):
             batches.append(det._crops(image, boxes).astype(np.float32).transpose(0, 3, 1, 2))
@@ -62,8 +64,12 @@ def quantize(model_dir: str | Path, scenes: int = SCENES, seed: int = SEED) -> P
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: quantize a folder with a trained classifier")
     if is_quantized(path):
-        raise ValueError(f"{path} is already in 8 bits: quantize the float export of `vision.train`")
+        raise ValueError(f"{path} is already in 8 bits: quantize the float export of `vision.training.train`")
     batches = calibration_crops(model_dir, scenes, seed)
+    if not batches:
+        raise ValueError(f"the detector in {model_dir} finds no candidate in {scenes} rendered scenes: no crop "
+                         "to calibrate the 8-bit ranges on; train the detector longer or give more --scenes "
+                         "(the float classifier is left as it was)")
 
     class Crops(CalibrationDataReader):
         def __init__(self):
@@ -86,14 +92,14 @@ def quantize(model_dir: str | Path, scenes: int = SCENES, seed: int = SEED) -> P
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.quantize", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.training.quantize", description=__doc__.split("\n\n")[0])
     p.add_argument("model_dir", help="folder with dice_detector.onnx and a float dice_classifier.onnx")
     p.add_argument("--scenes", type=int, default=SCENES, help=f"rendered calibration scenes (default {SCENES})")
     args = p.parse_args(argv)
     try:
         path = quantize(args.model_dir, args.scenes)
     except (OSError, ValueError) as exc:
-        print(f"vision.quantize: {exc}", file=sys.stderr)
+        print(f"vision.training.quantize: {exc}", file=sys.stderr)
         return 2
     print(f"{path}: 8-bit weights and activations ({path.stat().st_size // 1024} KB)")
     return 0

@@ -194,11 +194,14 @@ def health() -> Health:
 
 @bp.record_once
 def _wire(state: Any) -> None:
-    """A write that fails (or succeeds again) reaches the live pages at once."""
+    """A write that fails (or succeeds again) reaches the live pages at once. The store
+    says so while it holds its own lock: the table's lock is taken on another thread, so
+    that a thread holding the table's lock and waiting for the store's never waits on it."""
     table = state.app.extensions.get("table")
     store = getattr(table, "store", None)
     if store is not None and hasattr(store, "on_write_problem"):
-        store.on_write_problem = table.publish
+        store.on_write_problem = lambda: threading.Thread(target=table.publish, name="health-publish",
+                                                          daemon=True).start()
 
 
 @bp.app_context_processor

@@ -6,11 +6,51 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from engines.core import FACES
 from pi.words import dice_words, join_en, spec_counts
+
+
+#: How deep a JSON body may nest (no page sends more than a few levels).
+MAX_JSON_DEPTH = 32
+
+
+class BadJSON(ValueError):
+    """JSON a request sent that the table refuses: malformed, nested too deep, or with a number out of bounds."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise BadJSON(f"{name} is not a number")
+
+
+def _bounded_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadJSON(f"{text[:20]} is not a finite number")
+    return value
+
+
+def loads_bounded(data: str | bytes) -> Any:
+    """JSON as a request may send it: nested at most ``MAX_JSON_DEPTH`` deep, every number
+    finite and every whole number within SQLite's 64 bits; ``BadJSON`` otherwise (never a
+    RecursionError, whatever the depth)."""
+    try:
+        value = json.loads(data, parse_constant=_refuse_constant, parse_float=_bounded_float)
+    except RecursionError:
+        raise BadJSON("nested too deep") from None
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise BadJSON("nested too deep")
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        elif isinstance(item, int) and not isinstance(item, bool) and not -(1 << 63) <= item < (1 << 63):
+            raise BadJSON("a whole number beyond 64 bits")
+    return value
 
 
 class InputError(ValueError):
@@ -246,7 +286,7 @@ def _parse(f: Mapping[str, Any], raw: Any) -> Any:
         return [_int(p, f) for p in re.split(r"[\s,、]+", raw.strip()) if p]
     if kind in ("json", "layout"):
         try:
-            return json.loads(raw)
+            return loads_bounded(raw)
         except ValueError as exc:
             raise InputError(f"{_label(f, 'en')}: not valid JSON ({exc}).",
                              f"{_label(f, 'ja')}: JSON として読めません（{exc}）。") from None

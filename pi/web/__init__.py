@@ -7,9 +7,7 @@ events and plain JavaScript (no build step).
 """
 from __future__ import annotations
 
-import json
 import logging
-import math
 import secrets
 from typing import Any
 
@@ -18,6 +16,7 @@ from flask.json.provider import DefaultJSONProvider
 from jinja2 import pass_context
 from werkzeug.exceptions import HTTPException
 
+from pi import inputs
 from pi.words import colour_ja
 from pi.web import i18n
 
@@ -58,50 +57,11 @@ def game_uses(game: str | None) -> frozenset[str]:
     return frozenset(getattr(engine_of(game), "USES", USES_ALL))
 
 
-#: How deep a JSON body may nest (no page sends more than a few levels).
-MAX_JSON_DEPTH = 32
-
-
-class BadJSON(ValueError):
-    """A JSON body the pages refuse: malformed, nested too deep, or with a number out of bounds."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise BadJSON(f"{name} is not a number")
-
-
-def _bounded_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise BadJSON(f"{text[:20]} is not a finite number")
-    return value
-
-
-def loads_bounded(data: str | bytes) -> Any:
-    """JSON as a request may send it: nested at most ``MAX_JSON_DEPTH`` deep, every number
-    finite and every whole number within SQLite's 64 bits; ``BadJSON`` otherwise (never a
-    RecursionError, whatever the depth)."""
-    try:
-        value = json.loads(data, parse_constant=_refuse_constant, parse_float=_bounded_float)
-    except RecursionError:
-        raise BadJSON("nested too deep") from None
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            if depth > MAX_JSON_DEPTH:
-                raise BadJSON("nested too deep")
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
-        elif isinstance(item, int) and not isinstance(item, bool) and not -(1 << 63) <= item < (1 << 63):
-            raise BadJSON("a whole number beyond 64 bits")
-    return value
-
-
 class BoundedJSON(DefaultJSONProvider):
-    """Flask's JSON, reading request bodies with ``loads_bounded``."""
+    """Flask's JSON, reading request bodies with ``pi.inputs.loads_bounded``."""
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
-        return loads_bounded(s)
+        return inputs.loads_bounded(s)
 
 
 def is_host() -> bool:

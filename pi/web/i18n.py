@@ -214,6 +214,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "bad_seed": {"en": "The seed must be a whole number from -9223372036854775807 to 9223372036854775807 "
                        "(digits 0-9 only).",
                  "ja": "シードは -9223372036854775807 から 9223372036854775807 までの整数（0〜9の数字のみ）で入力してください。"},
+    "bad_face": {"en": "Type each face as a number of the die (digits 0-9), one per die.",
+                 "ja": "目はダイスの数（0〜9の数字）で、1個につき1つ入力してください。"},
 }
 
 
@@ -337,7 +339,7 @@ STRINGS.update({
     "voice_quieter": {"en": "Quieter", "ja": "小さく"},
     "voice_louder": {"en": "Louder", "ja": "大きく"},
     "voice_not_started": {"en": "the voice was not started with this table (dicetable demo and run start it)",
-                          "ja": "このテーブルでは音声を起動していません（dicetable demo と run で起動します）"},
+                          "ja": "このテーブルでは読み上げを起動していません（デモと本番のサービスでは起動します）"},
     "voice_bad_request": {"en": "Send muted (1 or 0) or volume (0 to 100).",
                           "ja": "muted（1 か 0）か volume（0〜100）を送ってください。"},
     "voice_bad_muted": {"en": "muted is 1 (mute) or 0 (speak).", "ja": "muted は 1（ミュート）か 0（読み上げ）です。"},

@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
+from pi import inputs
 from pi.links import seat_token, table_seat
 from pi.web import error_response, i18n, json_object, result_response, table_of, wants_json
 from pi.web.status import sse_response
@@ -115,7 +116,10 @@ def faces(token: str):
         typed = typed if isinstance(typed, list) else []
     else:  # one tapped face per die, "face.0", "face.1", ... in the order asked
         typed = [request.form.get(f"face.{k}", "") for k in range(len(table_of().snapshot(seat)["to_type"]))]
-    return _answer(table_of().type_faces(seat, typed), token)
+    faces = [inputs.whole(face, 999) for face in typed[:inputs.MAX_DICE + 1]]
+    if None in faces:  # not a face of any die: refused before the table reads it
+        return _answer({"ok": False, "error": i18n.both("bad_face")}, token)
+    return _answer(table_of().type_faces(seat, faces), token)
 
 
 @bp.post("/<token>/claim")

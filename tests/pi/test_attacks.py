@@ -122,8 +122,11 @@ def test_typed_dice_and_faces_are_bounded(app, table):
         answer = host.post("/host/throw", data={"dice": text}, headers={"Accept": "application/json"})
         assert answer.status_code == 409, text
     token = table.record.tokens["Aki"]
-    for faces in ([True], [10**30], ["٣"], [10**9]):
-        assert app.test_client().post(f"/seat/{token}/faces", json={"faces": faces}).status_code in (400, 409)
+    for faces in ([True], ["٣"], [1.0], [10**9], [{}], [3] * 64 + [None]):
+        refused = app.test_client().post(f"/seat/{token}/faces", json={"faces": faces})
+        assert refused.status_code == 409 and "digits 0-9" in refused.json["error"]["en"], faces
+    refused = app.test_client().post(f"/seat/{token}/faces", data={"face.0": "٣"}, headers={"Accept": "application/json"})
+    assert refused.status_code == 409
     assert _stored(table) == before
 
 
@@ -323,3 +326,16 @@ def test_history_opens_only_once_the_game_is_over(app, table):
     table.end_game()  # ended by the host: public now
     script = client.get(f"/history/{game_id}.jsonl")
     assert script.status_code == 200 and '"value": 3' in script.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("text", [DEEP, "[" * 33 + "]" * 33, "[NaN]", "[1e999]", "[18446744073709551616]"])
+def test_a_form_fields_json_is_bounded_too(text):
+    """A layout typed in a form is JSON as well: the same bounds, a clear refusal."""
+    from werkzeug.datastructures import MultiDict
+
+    from pi import inputs
+
+    inp = {"type": "lay", "seats": ["Aki"], "fields": [{"name": "layout", "kind": "layout", "label": {"en": "Layout"}}]}
+    with pytest.raises(inputs.InputError, match="not valid JSON"):
+        inputs.event_from_values(inp, "Aki", MultiDict({"layout": text}))
+    assert inputs.event_from_values(inp, "Aki", MultiDict({"layout": "[[1, null]]"}))["layout"] == [[1, None]]

@@ -281,8 +281,12 @@ class FaceBook:
         if not len(todo):
             return out
         sims = descriptors(np.asarray(crops)[todo]) @ self.examples.T
-        if self.signatures is not None and probs is not None:  # the look and the model's opinion, alike
-            sims = LOOK * sims + (1 - LOOK) * (signatures(np.asarray(probs)[todo]) @ self.signatures.T)
+        unsure = read[todo] == 0
+        if self.signatures is not None and probs is not None and unsure.any():
+            # An unsure crop: the look and the model's opinion, alike. (A sure reading's
+            # signature is the same whatever die drew it: the look alone decides there.)
+            sig = signatures(np.asarray(probs)[todo[unsure]]) @ self.signatures.T
+            sims[unsure] = LOOK * sims[unsure] + (1 - LOOK) * sig
         r = read[todo, None]
         m = self.model_read[None, :]
         allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))

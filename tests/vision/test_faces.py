@@ -14,7 +14,7 @@ from pi.cli import main
 from vision import synth
 from vision.detector import Detector
 from vision.faces import FaceBook, FaceBookError
-from vision.synth import Scene, emblem_tray
+from vision.training.scenes import Scene, emblem_tray
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 

@@ -38,8 +38,9 @@ ROUNDS = 9
 @dataclass(frozen=True)
 class Choice:
     """The classifier a detector reads with: `kind` ("int8" or "float"), `how` it was
-    chosen ("asked", "timed", "remembered", or "only file" when the other is missing), and
-    the median ms per batch of `BATCH` crops of each kind when they were timed."""
+    chosen ("asked", "timed", "remembered", or "only usable file" when the other is missing
+    or does not load), and the median ms per batch of `BATCH` crops of each kind when they
+    were timed."""
 
     kind: str
     how: str
@@ -151,7 +152,7 @@ def choose(classifier: str, paths: dict[str, Path], open_session: Callable[[Path
     "int8" or "float" as asked, or "auto": the quicker on this machine, remembered in
     `remember` when given; `timer` times the sessions (default `time_kinds`). A file that
     is missing, or that this onnxruntime cannot load (logged), is replaced by the other
-    (`how` "only file"). Raises FileNotFoundError, saying why, when neither file is there
+    (`how` "only usable file"). Raises FileNotFoundError, saying why, when neither file is there
     or neither loads."""
     check_choice(classifier)
     present = [k for k in KINDS if Path(paths[k]).is_file()]
@@ -179,7 +180,7 @@ def choose(classifier: str, paths: dict[str, Path], open_session: Callable[[Path
         log.warning("%s not found: reading with the %s classifier", paths[classifier], next(iter(sessions)))
     if len(sessions) == 1 and classifier not in sessions:
         ((kind, session),) = sessions.items()
-        return Choice(kind, "only file"), session
+        return Choice(kind, "only usable file"), session
     if classifier != "auto":
         return Choice(classifier, "asked"), sessions[classifier]
     key = machine_key(paths, threads) if remember is not None else None

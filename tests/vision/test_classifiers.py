@@ -108,7 +108,7 @@ def test_a_missing_file_falls_back_to_the_other(models, asked, gone):
     _files(models)[gone].unlink()
     left = "float" if gone == "int8" else "int8"
     choice, session = choose(asked, _files(models), _opened, timer=_timer(1.0, 1.0))
-    assert choice == Choice(left, "asked" if asked == left else "only file")
+    assert choice == Choice(left, "asked" if asked == left else "only usable file")
     assert session == _files(models)[left].name
     det = Detector(model_dir=models, colours=False, classifier=asked)
     assert det.classifier.kind == left
@@ -175,7 +175,7 @@ def test_dequantize_gives_the_8_bit_arithmetic_without_its_rounding(tmp_path):
 def test_a_file_this_onnxruntime_cannot_load_falls_back_to_the_other(models, asked, caplog):
     (models / CLASSIFIER_FILE).write_bytes(b"not an onnx model")  # as an opset this onnxruntime lacks
     det = Detector(model_dir=models, colours=False, classifier=asked)
-    assert det.classifier == Choice("float", "only file")
+    assert det.classifier == Choice("float", "only usable file")
     assert f"{CLASSIFIER_FILE} cannot be loaded" in caplog.text and "not found" not in caplog.text
     (models / FLOAT_CLASSIFIER_FILE).write_bytes(b"neither is this")
     with pytest.raises(ModelMissingError, match="cannot be loaded by onnxruntime"):

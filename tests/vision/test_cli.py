@@ -215,7 +215,7 @@ def test_bench_times_one_classifier_when_asked_and_names_a_missing_file(tmp_path
     out = capsys.readouterr().out
     report = json.loads(out.strip().splitlines()[-1])
     assert [r["classifier"] for r in report["results"]] == ["int8"] and report["missing"] == ["float"]
-    assert report["auto"][0]["kind"] == "int8" and report["auto"][0]["how"] == "only file"
+    assert report["auto"][0]["kind"] == "int8" and report["auto"][0]["how"] == "only usable file"
     assert "float classifier: its file is not in the models folder; not timed" in out
     with pytest.raises(SystemExit):
         main(["bench", "--classifier", "fp16"])

@@ -186,3 +186,54 @@ def test_the_teaching_session_fits_a_phone(served, browser):
         _check(page, "teach-finished", lang, problems)
         context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_voice_controls_fit_a_phone(served, browser, tmp_path):
+    """The host page's voice card (pi/web/voice.py, _voice.html): on with its volume, muted
+    after a tap on Mute, and silent with the reason (no audio device)."""
+    import numpy as np
+
+    from pi.voice.worker import Voice, WavFolder, audio_output
+
+    app, root = served
+    assert app.table.start_game("alea", [{"name": s, "colour": c} for s, c in zip(NAMES, COLOURS)][:3], {}, seed=7)["ok"]
+    problems: list[str] = []
+    speaking = Voice("ja", WavFolder(tmp_path), synth=lambda lang: (lambda text: np.zeros(10, np.float32)))
+    silent = Voice("ja", None, reason={"en": "no audio device (no sound card and no PulseAudio/PipeWire server)",
+                                       "ja": "音声の出力先（スピーカー）が見つかりません"})
+    try:
+        for lang in ("ja", "en"):
+            app.table.voice = speaking
+            speaking.set_muted(False)
+            context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
+                                          locale="ja-JP" if lang == "ja" else "en-US")
+            context.add_cookies([{"name": "lang", "value": lang, "url": root}])
+            page = context.new_page()
+            page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+            page.goto(root + "/host")
+            page.fill("input[name=pin]", app.config.host_pin)
+            page.click("#login-form button[type=submit]")
+            page.wait_for_selector("#voice-mute")
+            page.click("#voice-louder")
+            page.wait_for_selector("#voice-mute")
+            assert speaking.volume == 90
+            page.click("#voice-mute")
+            page.wait_for_selector("#voice-mute")
+            assert speaking.muted and page.locator("#voice-state").inner_text().startswith(
+                "ミュート中" if lang == "ja" else "Muted")
+            _check(page, "voice-host", lang, problems)
+            page.locator("#voice").screenshot(path=str(SHOTS / f"voice-on-{lang}.png"))
+            speaking.set_volume(80)
+            app.table.voice = silent
+            page.goto(root + "/host")
+            assert page.locator("#voice-mute").count() == 0
+            assert ("見つかりません" if lang == "ja" else "no audio device") in page.locator("#voice-state").inner_text()
+            _check(page, "voice-silent-host", lang, problems)
+            page.locator("#voice").screenshot(path=str(SHOTS / f"voice-silent-{lang}.png"))
+            context.close()
+    finally:
+        app.table.voice = None
+        speaking.close()
+        silent.close()
+    assert audio_output()[1] is None or set(audio_output()[1]) == {"en", "ja"}
+    assert not problems, "\n".join(problems)

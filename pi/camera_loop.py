@@ -113,7 +113,8 @@ class CameraLoop:
 
     def report(self) -> dict[str, Any]:
         """The camera for /healthz: whether frames arrive, the age of the last one (s, None
-        before the first), how many frames and camera restarts, and what is wrong."""
+        before the first), how many frames and camera restarts, what is wrong, and which
+        classifier reads the dice ("int8" or "float", vision.classifiers; None without one)."""
         health = self.health()
         now, last = self.clock(), self._last_frame
         age = None if last is None or not self.frames else round(max(0.0, now - last), 1)
@@ -121,7 +122,8 @@ class CameraLoop:
         return {"ok": bool(health["ok"] and (arriving or self._thread is None or not self.frames)),
                 "running": self._thread is not None, "frames_arriving": arriving,
                 "last_frame_age_s": age, "frames": self.frames, "restarts": self.restarts,
-                "problem": None if health["ok"] else (health.get("message") or {}).get("en")}
+                "problem": None if health["ok"] else (health.get("message") or {}).get("en"),
+                "classifier": getattr(getattr(self.detector, "classifier", None), "kind", None)}
 
     @property
     def latest_frame(self) -> Any:

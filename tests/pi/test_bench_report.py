@@ -92,3 +92,31 @@ class _FakeClock:
     def __call__(self) -> float:
         self.now += self.step
         return self.now
+
+
+def test_the_appliance_reads_with_the_quicker_classifier_remembered_in_its_data_folder(config, monkeypatch):
+    from gpiozero.pins.mock import MockFactory
+
+    from pi.appliance import build
+    from vision import classifiers
+
+    monkeypatch.setattr(classifiers, "time_kinds", lambda sessions: {"int8": 3.0, "float": 1.0})
+
+    def started():
+        return build(config, demo=True, pin_factory=MockFactory(), animate=False,  # the synthetic camera
+                     test_config={"CSRF": False, "TESTING": True})
+
+    appliance = started()
+    try:
+        assert appliance.table.camera.detector.classifier.kind == "float"
+        assert appliance.app.test_client().get("/healthz").json["camera"]["classifier"] == "float"
+    finally:
+        appliance.close()
+    saved = json.loads((config.data_dir / classifiers.CHOICE_FILE_NAME).read_text())
+    assert [entry["kind"] for entry in saved.values()] == ["float"]
+    monkeypatch.setattr(classifiers, "time_kinds", lambda sessions: pytest.fail("the choice is remembered"))
+    appliance = started()
+    try:
+        assert appliance.table.camera.detector.classifier.how == "remembered"
+    finally:
+        appliance.close()

@@ -141,7 +141,7 @@ def _first_words(lang: str, rolls: int) -> tuple[list[float], list[float]]:
         watcher = attach(table, config, wav_dir=Path(tmp) / "wav")
 
         def on_piece(piece: Any, item: Any) -> None:
-            if item.kind == "verdict" and piece.sentence == item.sentences[0] and piece.first:
+            if item.kind != "turn" and piece.sentence == item.sentences[0] and piece.first:  # a verdict, a game's end
                 with cond:
                     spoken.append(time.perf_counter())
                     cond.notify_all()

@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 SENTENCE_GAP_S = 0.25
 CLAUSE_GAP_S = 0.08
 SOUND_GAP_S = 0.1
+#: Announcements submitted closer together than this are one moment of the table (see Voice).
+MERGE_S = 1.5
 
 #: A first sentence longer than this (characters) is made in two parts, its first clause
 #: alone, so that the first word waits only for a few syllables of synthesis.
@@ -201,10 +203,16 @@ class Voice:
 
     ``synth(lang)`` gives the language's synthesiser (``pi.voice.synth.shared``); ``volume``
     0-100 scales the samples; ``muted`` says nothing and drops what waits.
+
+    What is stale: a batch of announcements submitted ``merge_s`` or more before a newer
+    one (the table moved on while it waited). Batches closer together than that are one
+    moment of the table (a throw and the forced move the table sends after it): a newer
+    one drops only their "whose turn" announcements.
     """
 
     def __init__(self, lang: str, sink: Any, synth: Callable[[str], Any] | None = None, volume: int = 80,
-                 muted: bool = False, reason: dict[str, str] | None = None) -> None:
+                 muted: bool = False, reason: dict[str, str] | None = None, merge_s: float = MERGE_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         from pi.voice import synth as synth_module
 
         self.lang = lang
@@ -221,6 +229,10 @@ class Voice:
         self._cond = threading.Condition()
         self._queue: deque[tuple[int, Any]] = deque()
         self._generation = 0
+        self._stale_below = 0  # batches of an older generation are stale: dropped, cut after their sentence
+        self._batches: dict[int, float] = {}  # generation -> when it was submitted
+        self.merge_s = merge_s
+        self._clock = clock
         self._busy = False
         self._closed = False
         self.said: list[str] = []  # every text handed to the sink, in order (the leak test reads it)
@@ -236,13 +248,21 @@ class Voice:
         return {"on": self.on, "reason": self.reason, "volume": self.volume, "muted": self.muted, "lang": self.lang}
 
     def submit(self, items: list[Announcement]) -> None:
-        """The table moved on: ``items`` replace whatever still waits (a refused-press sound
-        stays); the announcement being said stops after its sentence."""
+        """The table moved on: ``items`` go after what still waits of the same moment (see
+        the class); stale announcements are dropped, and one being said stops after its
+        sentence. A refused-press sound always stays."""
         if not self.on or self.muted:
             return
         with self._cond:
+            now = self._clock()
+            stale = [g for g, t in self._batches.items() if now - t >= self.merge_s]
+            if stale:
+                self._stale_below = max(self._stale_below, max(stale) + 1)
+                self._batches = {g: t for g, t in self._batches.items() if g >= self._stale_below}
             self._generation += 1
-            kept = [q for q in self._queue if isinstance(q[1], str)]
+            self._batches[self._generation] = now
+            kept = [q for q in self._queue if isinstance(q[1], str)
+                    or q[0] >= self._stale_below and q[1].kind != "turn"]
             self._queue = deque(kept + [(self._generation, a) for a in items])
             self._cond.notify_all()
 
@@ -263,6 +283,7 @@ class Voice:
             if muted:
                 self._queue.clear()
                 self._generation += 1
+                self._stale_below = self._generation
 
     def pending(self) -> list[str]:
         """The texts and sounds waiting in the queue."""
@@ -302,7 +323,7 @@ class Voice:
 
     def _superseded(self, generation: int) -> bool:
         with self._cond:
-            return self._generation != generation or self._closed or self.muted
+            return generation < self._stale_below or self._closed or self.muted
 
     def _say(self, generation: int, item: Announcement | str) -> None:
         scale = self.volume / 100.0

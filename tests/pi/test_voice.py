@@ -18,7 +18,7 @@ from pi.voice import attach, sounds, spoken
 from pi.voice.spoken import Announcement, announcements, reading, speakable
 from pi.voice.synth import RATE, SpeechError, read_wav, wav_bytes
 from pi.voice.worker import Speaker, Voice, WavFolder
-from tests.pi.conftest import SEATS3, declare
+from tests.pi.conftest import SEATS3, FakeClock, declare
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
@@ -208,13 +208,15 @@ class _Recorder:
 def test_a_newer_batch_drops_what_waits_and_stops_the_current_one_after_its_sentence():
     gate = _Gate()
     sink = _Recorder()
-    voice = Voice("en", sink, synth=lambda lang: gate)
+    clock = FakeClock()
+    voice = Voice("en", sink, synth=lambda lang: gate, clock=clock)
     try:
         old = [Announcement(1, "en", "verdict", ("one.", "two.", "three.")), Announcement(1, "en", "turn", ("Aki's turn.",))]
         voice.submit(old)
         gate.release.release()  # "one." is made; "two." waits in the synthesiser
         while len(gate.texts) < 2:
             threading.Event().wait(0.01)
+        clock.advance(5.0)  # the table moved on
         voice.submit([Announcement(2, "en", "verdict", ("new.",))])
         assert voice.pending() == ["new."]  # the old turn is dropped
         for _ in range(5):
@@ -223,6 +225,25 @@ def test_a_newer_batch_drops_what_waits_and_stops_the_current_one_after_its_sent
     finally:
         voice.close()
     assert sink.pieces == ["one.", "new."]  # "two." was made but never played, "three." never made
+
+
+def test_announcements_of_one_moment_are_all_said_but_the_stale_turn():
+    """A throw and the forced move the table sends right after it: the verdict is said, the
+    turn it named is not (the forced move's batch says whose turn it is now)."""
+    gate = _Gate()
+    sink = _Recorder()
+    clock = FakeClock()
+    voice = Voice("en", sink, synth=lambda lang: gate, clock=clock)
+    try:
+        voice.submit([Announcement(1, "en", "verdict", ("Aki threw 2.",)), Announcement(1, "en", "turn", ("Ben's turn.",))])
+        clock.advance(0.01)
+        voice.submit([Announcement(2, "en", "verdict", ("Ben passes.",)), Announcement(2, "en", "turn", ("Chie's turn.",))])
+        for _ in range(5):
+            gate.release.release()
+        assert voice.wait_idle()
+    finally:
+        voice.close()
+    assert sink.pieces == ["Aki threw 2.", "Ben passes.", "Chie's turn."]
 
 
 def test_muted_says_nothing_and_a_refused_press_plays_its_sound(tmp_path):

@@ -160,6 +160,22 @@ def test_the_voice_reads_only_the_public_view(table, config, tmp_path, monkeypat
     assert asked and set(asked) == {None}
 
 
+def test_open_jtalk_reads_the_game_words_as_a_japanese_speaker_does(tmp_path):
+    """Why Open JTalk (docs/voice.md): its dictionary reads the kanji of the games."""
+    _needs("ja")
+    from pi.voice.synth import OpenJTalk
+
+    args = OpenJTalk().args
+    for text, expected in (("罠", "ワナ"), ("魚", "サカナ"), ("路線", "ロセン"), ("12点", "ジューニテン"),
+                           (reading("Chika") + "が3を振った", "チカガサンヲフッタ")):
+        trace = tmp_path / "trace.txt"
+        subprocess.run([*args, "-ow", str(tmp_path / "x.wav"), "-ot", str(trace)], input=text.encode(),
+                       capture_output=True, timeout=30, check=True)
+        analysis = trace.read_text(encoding="utf-8").split("[Text analysis result]")[1].split("[Output label]")[0]
+        said = "".join(row.split(",")[9] for row in analysis.splitlines() if row.count(",") > 9)
+        assert said.replace("’", "") == expected, text
+
+
 # --- sounds --------------------------------------------------------------------------------------
 
 

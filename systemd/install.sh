@@ -19,16 +19,17 @@ if [ "$SRC" != "$PREFIX" ]; then
     exit 1
 fi
 
-echo "== packages from apt (picamera2 and lgpio are not installed from PyPI)"
+echo "== packages from apt (picamera2 and lgpio are not installed from PyPI; the voice: docs/voice.md)"
 apt-get update
-apt-get install -y python3-venv python3-picamera2 python3-lgpio git
+apt-get install -y python3-venv python3-picamera2 python3-lgpio git \
+    espeak-ng open-jtalk open-jtalk-mecab-naist-jdic hts-voice-nitech-jp-atr503-m001 alsa-utils
 
-echo "== service user dicetable (groups video, gpio)"
+echo "== service user dicetable (groups video, gpio, audio)"
 if ! id dicetable >/dev/null 2>&1; then
-    useradd --system --user-group --groups video,gpio \
+    useradd --system --user-group --groups video,gpio,audio \
         --home-dir /var/lib/dicetable --no-create-home --shell /usr/sbin/nologin dicetable
 else
-    usermod --append --groups video,gpio dicetable
+    usermod --append --groups video,gpio,audio dicetable
 fi
 
 echo "== venv with the system site packages (to see apt's picamera2, libcamera, lgpio)"

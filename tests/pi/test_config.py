@@ -177,7 +177,7 @@ def test_the_service_unit_and_the_example_agree():
                  if "=" in line and not line.startswith("#") and not line.startswith("DeviceAllow"))
     assert lines["ExecStart"].endswith("run --config /etc/dicetable/dicetable.toml")
     assert lines["StateDirectory"] == "dicetable"  # /var/lib/dicetable
-    assert lines["User"] == "dicetable" and lines["SupplementaryGroups"] == "video gpio"
+    assert lines["User"] == "dicetable" and lines["SupplementaryGroups"] == "video gpio audio"
     assert "PrivateDevices" not in lines and lines["DevicePolicy"] == "closed"
     example = config.load(REPO / "dicetable.example.toml")
     assert example.data_dir == Path("/var/lib/") / lines["StateDirectory"]
@@ -188,7 +188,7 @@ def test_the_unit_restarts_on_failure_and_reaches_the_camera_and_the_gpio():
     settings = [line.split("=", 1) for line in unit if "=" in line and not line.startswith("#")]
     allowed = {value.split()[0] for key, value in settings if key == "DeviceAllow"}
     assert {"char-gpiochip", "char-*gpiomem*", "char-video4linux", "char-media", "char-dma_heap",
-            "char-vchiq"} <= allowed
+            "char-vchiq", "char-alsa"} <= allowed
     values = dict(settings)
     assert values["Restart"] == "on-failure" and values["NoNewPrivileges"] == "yes"
     assert values["ProtectSystem"] == "strict" and values["CapabilityBoundingSet"] == ""

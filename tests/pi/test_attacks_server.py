@@ -27,7 +27,7 @@ def served(config):
         appliance.close()
 
 
-def _get(port: int, path: str, method: str = "GET", timeout: float = 2.0) -> tuple[int, float]:
+def _get(port: int, path: str, method: str = "GET", timeout: float = 10.0) -> tuple[int, float]:
     """(status, seconds) of one request on a fresh connection."""
     started = time.monotonic()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -42,14 +42,18 @@ def _get(port: int, path: str, method: str = "GET", timeout: float = 2.0) -> tup
 
 def _open_stream(port: int, path: str) -> socket.socket:
     """A live stream's connection, once its first view has arrived."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nAccept: text/event-stream\r\n\r\n".encode())
-    received = b""
-    while b"data: " not in received:
-        chunk = sock.recv(65536)
-        assert chunk, f"the stream closed: {received[:200]!r}"
-        received += chunk
-    assert received.startswith(b"HTTP/1.1 200"), received[:200]
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nAccept: text/event-stream\r\n\r\n".encode())
+        received = b""
+        while b"data: " not in received:
+            chunk = sock.recv(65536)
+            assert chunk, f"the stream closed: {received[:200]!r}"
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 200"), received[:200]
+    except BaseException:
+        sock.close()
+        raise
     return sock
 
 

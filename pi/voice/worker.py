@@ -139,6 +139,7 @@ class Speaker:
         self._dir = tempfile.TemporaryDirectory(prefix="dicetable-speaker-")
         self._playing: subprocess.Popen | None = None
         self._count = 0
+        self.error: dict[str, str] | None = None  # why the player failed (the host page shows it)
 
     def begin(self, announcement: Announcement) -> None:
         pass
@@ -150,18 +151,26 @@ class Speaker:
         Path(path).write_bytes(wav_bytes(piece.samples))
         try:
             self._playing = subprocess.Popen([*self.command, path], stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         except OSError as exc:
             log.warning("cannot play a sound with %s: %s", self.command[0], exc)
             self._playing = None
 
     def wait(self) -> None:
-        if self._playing is not None:
-            try:
-                self._playing.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self._playing.kill()
-            self._playing = None
+        if self._playing is None:
+            return
+        playing, self._playing = self._playing, None
+        try:
+            _, stderr = playing.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            playing.kill()
+            playing.communicate()
+            return
+        if playing.returncode and self.error is None:  # a sound card the service may not open, ...
+            detail = (stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])[-1]
+            log.warning("%s cannot play the voice: %s", self.command[0], detail)
+            self.error = {"en": f"{self.command[0]} cannot play ({detail})",
+                          "ja": f"{self.command[0]} で再生できません（{detail}）"}
 
     def end(self) -> None:
         pass
@@ -242,10 +251,20 @@ class Voice:
 
     @property
     def on(self) -> bool:
-        return self.reason is None and self.sink is not None
+        return self.why_silent() is None
+
+    def why_silent(self) -> dict[str, str] | None:
+        """Why the voice says nothing (``{"en", "ja"}``), None when it speaks: no speech
+        program, no audio device, turned off, or a player that failed."""
+        if self.reason is not None:
+            return self.reason
+        if self.sink is None:
+            return {"en": "no audio output", "ja": "音声の出力先がありません"}
+        return getattr(self.sink, "error", None)
 
     def status(self) -> dict[str, Any]:
-        return {"on": self.on, "reason": self.reason, "volume": self.volume, "muted": self.muted, "lang": self.lang}
+        return {"on": self.on, "reason": self.why_silent(), "volume": self.volume, "muted": self.muted,
+                "lang": self.lang}
 
     def submit(self, items: list[Announcement]) -> None:
         """The table moved on: ``items`` go after what still waits of the same moment (see

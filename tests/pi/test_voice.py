@@ -315,6 +315,21 @@ def test_the_speaker_plays_one_piece_after_the_other(tmp_path):
     assert times == sorted(times)
 
 
+def test_a_player_that_fails_silences_the_voice_with_its_reason(tmp_path):
+    player = tmp_path / "player.py"
+    player.write_text("import sys\nprint('audio open error: Permission denied', file=sys.stderr)\nsys.exit(1)\n")
+    voice = Voice("en", Speaker([sys.executable, str(player)]),
+                  synth=lambda lang: (lambda text: np.full(RATE // 20, 0.2, np.float32)))
+    try:
+        voice.submit([Announcement(1, "en", "verdict", ("one.", "two."))])
+        assert voice.wait_idle()
+        voice.sink.wait()
+        status = voice.status()
+        assert not status["on"] and "Permission denied" in status["reason"]["en"] and status["reason"]["ja"]
+    finally:
+        voice.close()
+
+
 # --- whole games spoken to WAV files, both languages ----------------------------------------------
 
 

@@ -281,12 +281,14 @@ class FaceBook:
         if not len(todo):
             return out
         sims = descriptors(np.asarray(crops)[todo]) @ self.examples.T
-        unsure = read[todo] == 0
-        if self.signatures is not None and probs is not None and unsure.any():
-            # An unsure crop: the look and the model's opinion, alike. (A sure reading's
-            # signature is the same whatever die drew it: the look alone decides there.)
-            sig = signatures(np.asarray(probs)[todo[unsure]]) @ self.signatures.T
-            sims[unsure] = LOOK * sims[unsure] + (1 - LOOK) * sig
+        if self.signatures is not None and probs is not None:
+            # A die the model is unsure of: the look and the model's opinion, alike. (A sure
+            # reading's signature, or a sure "not a die", is the same whatever drew it: the
+            # look alone decides there.)
+            p = np.asarray(probs, np.float32).reshape(len(crops), -1)[todo]
+            unsure = (read[todo] == 0) & (1.0 - p[:, 0] >= DIE_THRESHOLD)
+            if unsure.any():
+                sims[unsure] = LOOK * sims[unsure] + (1 - LOOK) * (signatures(p[unsure]) @ self.signatures.T)
         r = read[todo, None]
         m = self.model_read[None, :]
         allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))

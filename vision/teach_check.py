@@ -6,9 +6,10 @@ of their own, drawn with `vision.polyhedra` and `vision.synth` at seeds training
 used. Each set is taught as the host page teaches it (one die alone under the camera, one
 photo per face, `FaceBook.teach`), then held-out throws of 3-6 dice of that set on other
 trays, lights and places are scored by `end_to_end` (`vision.evaluate.score`), untaught
-and taught. With `DICETABLE_DATASETS` (the folder holding `byler-d6/train`) it also scores
-the real Byler photos: with no book, with each set's book (a table's book must not change
-ordinary dice), and taught from its own first photos (scored on the others).
+and taught. With `DICETABLE_DATASETS` (the folder holding `byler-d6/train` and
+`matteop65-webcam/train`) it also scores those real photos of ordinary d6: with no book,
+with each set's book (a table's book must not change ordinary dice, nor take anything else
+for a die), and taught from their own first photos (scored on the others).
 
 Prints one JSON line per measurement and a table; exit 0.
 """
@@ -131,8 +132,12 @@ def score(detector, photos: list[tuple[np.ndarray, list]]) -> dict:
     return evaluate.score(gt, dets)
 
 
-def byler(folder: Path) -> list[tuple[np.ndarray, list]]:
-    """The labelled Byler photos (`annotations.json` of `folder`), in name order."""
+#: Real labelled photo sets (under DICETABLE_DATASETS): ordinary d6 the books must leave alone.
+REAL = ("byler-d6/train", "matteop65-webcam/train")
+
+
+def labelled(folder: Path) -> list[tuple[np.ndarray, list]]:
+    """The labelled photos of `folder` (its `annotations.json`), in name order."""
     labels = evaluate.load_annotations(folder)
     return [(cv2.imread(str(folder / name)), labels[name]["dice"]) for name in sorted(labels)]
 
@@ -142,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--throws", type=int, default=40, help="held-out throws per set (default 40)")
     p.add_argument("--per-face", type=int, default=1, help="teaching photos per face (default 1)")
     p.add_argument("--seed", type=int, default=SEED, help=f"first seed (default {SEED})")
-    p.add_argument("--byler-teach", type=int, default=4, help="Byler photos taught from (default 4)")
+    p.add_argument("--real-teach", type=int, default=4,
+                   help="photos of each real set taught from, scored on the others (default 4)")
     args = p.parse_args(argv)
     from vision.detector import Detector
     from vision.faces import FaceBook
@@ -162,25 +168,28 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row), flush=True)
         rows.append((s.name, f"{report.photos} photos", before, after))
     datasets = os.environ.get("DICETABLE_DATASETS")
-    folder = Path(datasets, "byler-d6", "train") if datasets else None
-    if folder is not None and folder.is_dir():
-        photos = byler(folder)
+    found = [Path(datasets, name) for name in REAL if datasets and Path(datasets, name).is_dir()]
+    for folder in found:
+        photos = labelled(folder)
+        real = folder.parent.name
         base = score(plain, photos)
         for name, book in books.items():
             other = score(Detector(faces=book), photos)
-            print(json.dumps({"set": "byler", "book": name, "score": other}), flush=True)
-            rows.append((f"Byler, {name}'s book", f"{len(photos)} photos", base, other))
-        book, _ = FaceBook.teach(plain, photos[:args.byler_teach])
-        rest = photos[args.byler_teach:]
+            print(json.dumps({"set": real, "book": name, "untaught": base, "taught": other}), flush=True)
+            rows.append((f"{real}, {name}'s book", f"{len(photos)} photos", base, other))
+        book, _ = FaceBook.teach(plain, photos[:args.real_teach])
+        rest = photos[args.real_teach:]
         own = (score(plain, rest), score(Detector(faces=book), rest))
-        print(json.dumps({"set": "byler", "book": f"its first {args.byler_teach} photos", "untaught": own[0],
+        print(json.dumps({"set": real, "book": f"its first {args.real_teach} photos", "untaught": own[0],
                           "taught": own[1]}), flush=True)
-        rows.append((f"Byler, taught from {args.byler_teach}", f"{len(rest)} photos", *own))
-    else:
-        print(json.dumps({"set": "byler", "skipped": "set DICETABLE_DATASETS to the folder holding byler-d6/train"}))
-    print(f"{'set':32} {'taught from':12} {'untaught':>9} {'taught':>9}  (end_to_end)")
+        rows.append((f"{real}, taught from {args.real_teach}", f"{len(rest)} photos", *own))
+    if not found:
+        print(json.dumps({"set": "real photos", "skipped": "set DICETABLE_DATASETS to the folder holding "
+                                                           + " and ".join(REAL)}))
+    print(f"{'set':40} {'taught from':12} {'untaught':>9} {'taught':>9}  (end_to_end; precision)")
     for name, what, before, after in rows:
-        print(f"{name:32} {what:12} {before['end_to_end']:9.3f} {after['end_to_end']:9.3f}")
+        print(f"{name:40} {what:12} {before['end_to_end']:9.3f} {after['end_to_end']:9.3f}  "
+              f"({before['precision']:.3f} -> {after['precision']:.3f})")
     return 0
 
 

@@ -349,3 +349,20 @@ def test_ordinary_dice_read_the_same_with_a_book_of_numbered_dice(detector, name
     for path in sorted(FIXTURES.glob("*.jpg")):
         image = cv2.imread(str(path))
         assert [(d.box, d.face) for d in taught.detect(image)] == [(d.box, d.face) for d in detector.detect(image)]
+
+
+def test_a_speck_the_model_calls_no_die_is_not_taken_for_a_taught_die():
+    """A taught die the classifier called "not a die" has the same signature as every other
+    thing it calls so (a speck, a coin): only the look may match it."""
+    from vision.detector import CLASSES, class_of
+    from vision.faces import POLY_TURNS, descriptors, signatures
+
+    rng = np.random.default_rng(1)
+    die, speck = (rng.integers(0, 255, (1, 48, 48, 3)).astype(np.uint8) for _ in range(2))
+    no_die = np.zeros((1, len(CLASSES)), np.float32)
+    no_die[0, 0] = 1.0
+    n = POLY_TURNS
+    book = FaceBook(descriptors(die, n), [class_of(20, 7)] * n, [True] * n, [0] * n, np.arange(n) == 0,
+                    signatures=np.repeat(signatures(no_die), n, 0))
+    assert book.read(speck, no_die) == [None]
+    assert book.read(die, no_die)[0].face == 7  # the die itself still is

@@ -15,6 +15,7 @@ from flask import Flask, g, jsonify, render_template, request, session
 from flask.json.provider import DefaultJSONProvider
 from jinja2 import pass_context
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from pi import inputs
 from pi.words import colour_ja
@@ -64,6 +65,17 @@ class BoundedJSON(DefaultJSONProvider):
         return inputs.loads_bounded(s)
 
 
+class WholeNumber(IntegerConverter):
+    """``<int:...>`` in a route: ASCII digits only (not another script's), within SQLite's
+    integers; anything else matches no route (404)."""
+
+    regex = r"[0-9]{1,19}"
+
+    def __init__(self, map: Any, fixed_digits: int = 0, min: int | None = None, max: int | None = (1 << 63) - 1,
+                 signed: bool = False) -> None:
+        super().__init__(map, fixed_digits, min, max, signed)
+
+
 def is_host() -> bool:
     """This browser is logged in as the host: its session carries the store's current host
     generation (a logout moves it on, so a cookie saved before a logout is refused)."""
@@ -87,6 +99,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     """The Flask app of the table's pages."""
     app = Flask(__name__)
     app.json = BoundedJSON(app)
+    app.url_map.converters["int"] = WholeNumber
     app.config.update(
         SECRET_KEY=_secret_key(table),
         SESSION_COOKIE_HTTPONLY=True,

@@ -339,3 +339,13 @@ def test_a_form_fields_json_is_bounded_too(text):
     with pytest.raises(inputs.InputError, match="not valid JSON"):
         inputs.event_from_values(inp, "Aki", MultiDict({"layout": text}))
     assert inputs.event_from_values(inp, "Aki", MultiDict({"layout": "[[1, null]]"}))["layout"] == [[1, None]]
+
+
+@pytest.mark.parametrize("number", ["١", "%D9%A1", "１", str(2**63), "9" * 400, "-1", "+1"])
+def test_a_game_number_in_a_path_is_ascii_and_within_64_bits(app, table, number):
+    game_id = table.record.id
+    table.end_game()
+    client = app.test_client()
+    assert client.get(f"/history/{game_id}.jsonl").status_code == 200
+    for path in (f"/history/{number}.jsonl", f"/history/{number}", f"/api/history/{number}"):
+        assert client.get(path).status_code == 404, path

@@ -2,12 +2,14 @@
 
 GET /            the status page (game, round, scores, whose throw is due, last throw, log)
 GET /events      server-sent events: one ``data:`` line of JSON per change of the table
-                 (503 when every live slot is taken: the page then polls /api/live)
+                 (503 when every live slot is taken: the page then polls /api/live; a HEAD
+                 gets the headers only and takes no slot)
 GET /api/state   the public snapshot as JSON
 GET /api/live    the public snapshot and its rendered live region, for pages that poll
 GET /camera.jpg  the latest camera frame
 GET /roll.jpg    the last settled frame with every die's box and reading drawn
-POST /lang/<l>   the language switch (sets a cookie, back to the page it came from)
+POST /lang/<l>   the language switch (sets a cookie, back to the page it came from: a path
+                 of this site only, ``local_path``)
 """
 from __future__ import annotations
 

@@ -19,9 +19,12 @@ tells a star from a big pip), stored turned: a d6 in its four quarter turns, a d
 d20 (whose top face has no square edges to turn it by) in `POLY_TURNS` turns.
 
 How it reads (`FaceBook.read`): a crop the model reads as a taught example was read (a 1
-for a star on the 6, a d6 for a d10 it does not know), or is unsure of, is compared
-(cosine similarity) with those examples; when the nearest is a taught face and at least
-`threshold` similar, that die and face replace the classifier's reading. A die the model
+for a star on the 6, a d6 for a d10 it does not know), or is unsure of, is compared with
+those examples: the cosine similarity of their looks, and for a die the model is unsure
+of also of its `signatures` (`LOOK` of the one, the rest of the other; a sure reading's
+signature, or a sure "not a die"'s, is the same whatever drew it, so there the look alone
+decides). When the nearest is a taught face and at least `threshold` similar, that die
+and face replace the classifier's reading. A die the model
 is sure shows another face is never changed, and an ordinary die of this table is nearer
 one of its controls. Measured (see vision/README.md, `python -m vision.teach_check`).
 

@@ -148,3 +148,12 @@ def test_teaching_needs_a_host(config, store):
     assert client.get("/host/teach").status_code == 302
     assert client.post("/host/teach/start", data={"sides": "6"}, headers=JSON).status_code == 403
     assert table.calibration.teaching() is None
+
+
+@pytest.mark.parametrize("path", ["/host/teach", "/host/teach/start", "/host/teach/finish"])
+@pytest.mark.parametrize("body", ["[6]", "not json", "6", '"6"', "{" * 5000, '{"face": {"face": {"face": 6}}}'])
+def test_odd_bodies_are_refused_clearly(demo, config, path, body):
+    table, client, synthetic = demo
+    response = client.post(path, data=body, content_type="application/json", headers=JSON)
+    assert response.status_code in (400, 409) and response.get_json()["error"]["en"], response.get_data(as_text=True)
+    assert table.calibration.teaching() is None and synthetic.dice == [] and not faces_path(config).exists()

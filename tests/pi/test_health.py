@@ -3,7 +3,6 @@ loop, a camera that hangs and is restarted, and a full SD card, a read-only file
 and a clock that jumps, each injected: nothing is lost and the pages say what is wrong."""
 from __future__ import annotations
 
-import dataclasses
 import errno
 import socket
 import sqlite3

@@ -49,6 +49,8 @@ def register(sub) -> None:
                       help="keep games here (default: a temporary folder removed at exit)")
     demo.add_argument("--no-browser", action="store_true", help="do not open the status page in a browser")
     demo.add_argument("--mute", action="store_true", help="start with the table's voice muted (docs/voice.md)")
+    demo.add_argument("--lang", choices=("ja", "en"), default=None,
+                      help="the table's language: the pages' default and the voice (default: the config's)")
     demo.add_argument("--seed", type=int, default=None, help="seed of the demo game")
     demo.set_defaults(handler=demo_main)
 
@@ -384,6 +386,7 @@ def demo_main(args: argparse.Namespace) -> int:
         seats = seats[: args.seats]
         config = dataclasses.replace(config, seats=tuple(seats))
     config = dataclasses.replace(config, web=dataclasses.replace(config.web, host=args.host, port=args.port))
+    config = dataclasses.replace(config, language=args.lang or config.language)
     from gpiozero.pins.mock import MockFactory
 
     appliance = _build_or_report(config, demo=True, pin_factory=MockFactory(), animate=False)

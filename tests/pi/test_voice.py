@@ -360,6 +360,47 @@ def test_a_whole_game_is_spoken_to_wav_files(tmp_path, script, lang):
             assert record["sentences"] and set(record["sentences"]) <= heard, record["text"]
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_demo_game_speaks_to_wav_files_what_its_log_says(tmp_path, lang):
+    """The acceptance check in small: the demo appliance with $DICETABLE_VOICE_WAV, a game
+    played through the table, every announcement compared with the game's log."""
+    _needs(lang)
+    import random
+
+    from gpiozero.pins.mock import MockFactory
+
+    from pi import config as config_module
+    from pi.appliance import build
+    from tests.pi.test_games import random_step
+
+    config = dataclasses.replace(config_module.load(None), data_dir=tmp_path / "data", language=lang)
+    appliance = build(config, demo=True, pin_factory=MockFactory(), animate=False, camera=None, detector=None)
+    table = appliance.table
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("DICETABLE_VOICE_WAV", str(tmp_path / "wav"))
+            watcher = attach(table, config)
+        assert table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=11)["ok"]
+        rng = random.Random(5)
+        for _ in range(12):
+            assert watcher.wait_seen(table.version) and watcher.voice.wait_idle()
+            if not table.expects_now()["inputs"] or not random_step(table, rng):
+                break
+        assert watcher.wait_seen(table.version) and watcher.voice.wait_idle()
+        view = table.engine.view(table.state)
+    finally:
+        appliance.close()
+    records = [json.loads(line) for line in (tmp_path / "wav" / "index.jsonl").read_text().splitlines()]
+    log = [spoken.sentence(s, lang) for s in (speakable(line[lang], lang, [s["name"] for s in SEATS3])
+                                               for line in view["log"]) if s]
+    told = [r for r in records if r["kind"] in ("verdict", "reveal", "winner")]
+    assert len(told) >= 5 and any(r["kind"] == "reveal" for r in told)
+    for record in told:
+        assert float(np.sqrt(np.mean(_samples(tmp_path / "wav" / record["file"]) ** 2))) > 0.01
+    # With time to speak between moves, the voice said the whole log, in order, once.
+    assert [s for r in told for s in r["sentences"]] == log
+
+
 def test_replay_speak_writes_the_announcements_and_says_what_is_wrong(tmp_path):
     _needs("en")
     script = EXAMPLES / "flyingdwarves.jsonl"

@@ -71,17 +71,21 @@ def notify(monkeypatch):
     sock.close()
 
 
-@pytest.fixture
-def quick(monkeypatch):
-    """The camera loop's times, shortened: stalled after 0.3 s, restarted after 0.3 s, 0.6 s, ..."""
-    monkeypatch.setattr(camera_loop, "STALL_S", 0.3)
-    monkeypatch.setattr(camera_loop, "RESTART_S", 0.3)
-    monkeypatch.setattr(camera_loop, "RESTART_MAX_S", 0.6)
+def shorten(monkeypatch) -> None:
+    """The camera loop's times, shortened: stalled after 0.5 s, restarted after 0.5 s, 1 s, 1 s ..."""
+    monkeypatch.setattr(camera_loop, "STALL_S", 0.5)
+    monkeypatch.setattr(camera_loop, "RESTART_S", 0.5)
+    monkeypatch.setattr(camera_loop, "RESTART_MAX_S", 1.0)
     monkeypatch.setattr(camera_loop, "WATCHDOG_EVERY_S", 0.05)
 
 
+@pytest.fixture
+def quick(monkeypatch):
+    shorten(monkeypatch)
+
+
 def test_a_stalled_demo_camera_is_named_by_healthz_restarted_by_the_loop_and_starves_the_watchdog(
-        config, notify, quick):
+        config, notify, monkeypatch):
     appliance = _build(config, camera="config")
     table, client = appliance.table, appliance.app.test_client()
     loop, synthetic = table.camera, appliance.synthetic
@@ -94,6 +98,10 @@ def test_a_stalled_demo_camera_is_named_by_healthz_restarted_by_the_loop_and_sta
         healthy = client.get("/healthz")
         assert healthy.status_code == 200 and healthy.json["ok"] and healthy.json["problems"] == []
         assert healthy.json["camera"]["restarts"] == 0
+        shorten(monkeypatch)  # once frames flow: a slow first frame is no stall
+        notify.drain()
+        notify.wait_for("WATCHDOG=1")
+        notify.wait_for("WATCHDOG=1")  # a whole frame under the short times
 
         assert client.post("/demo/camera/stall").json == {"ok": True}  # the driver hangs from now on
         assert synthetic.stalled

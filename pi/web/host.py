@@ -5,7 +5,7 @@ a player without a phone), fix throws, undo, calibrate.
 GET  /host                 the login form, or the host page once logged in
 POST /host/login           ``pin``; wrong PINs are counted per address and refused for a
                            while after ``PIN_ATTEMPTS`` in ``PIN_WINDOW_S`` seconds (429)
-POST /host/logout
+POST /host/logout          ends every host login on the server (a saved cookie is refused after)
 POST /host/start           game, seats (checkboxes + name/colour), options (JSON), seed
 POST /host/links           new seat links for the table's seats (the old links stop working)
 POST /host/act             one input the game waits for: ``type`` and its fields (form or JSON)

@@ -333,6 +333,7 @@ def test_a_player_that_fails_silences_the_voice_with_its_reason(tmp_path):
 # --- whole games spoken to WAV files, both languages ----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "ja"])
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.jsonl")))
 def test_a_whole_game_is_spoken_to_wav_files(tmp_path, script, lang):
@@ -360,6 +361,7 @@ def test_a_whole_game_is_spoken_to_wav_files(tmp_path, script, lang):
             assert record["sentences"] and set(record["sentences"]) <= heard, record["text"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_demo_game_speaks_to_wav_files_what_its_log_says(tmp_path, lang):
     """The acceptance check in small: the demo appliance with $DICETABLE_VOICE_WAV, a game

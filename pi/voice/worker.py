@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -182,8 +183,10 @@ class Speaker:
 
 def audio_output() -> tuple[list[str] | None, dict[str, str] | None]:
     """(the command that plays a WAV file here, None) or (None, why the table is silent):
-    ``paplay`` when a PulseAudio/PipeWire server answers, else ``aplay`` when ALSA has a
-    sound card."""
+    ``afplay`` on a Mac, ``paplay`` when a PulseAudio/PipeWire server answers, else
+    ``aplay`` when ALSA has a sound card."""
+    if sys.platform == "darwin" and shutil.which("afplay"):
+        return ["afplay"], None
     if shutil.which("paplay") and shutil.which("pactl"):
         try:
             if subprocess.run(["pactl", "info"], capture_output=True, timeout=3).returncode == 0:

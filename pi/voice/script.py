@@ -94,8 +94,12 @@ def run_speak(args: argparse.Namespace) -> int:
     except ScriptError as exc:
         print(f"dicetable replay: {exc}", file=sys.stderr)
         return EXIT_BAD_SCRIPT
-    except (SpeechError, OSError) as exc:
+    except SpeechError as exc:
         print(f"dicetable replay --speak: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"dicetable replay --speak: cannot write the announcements to {args.speak} "
+              f"({exc.strerror or exc}); give a folder that can be written", file=sys.stderr)
         return 1
     seconds = sum(r["seconds"] for r in records)
     print(f"{len(records)} announcements ({seconds:.0f} s of speech, {args.lang}) in {args.speak}/, "

@@ -418,6 +418,9 @@ def test_replay_speak_writes_the_announcements_and_says_what_is_wrong(tmp_path):
     refused = subprocess.run([sys.executable, "-m", "pi.cli", "replay", "--speak", str(out), str(bad)],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "line 1: not valid JSON" in refused.stderr and "Traceback" not in refused.stderr
+    unwritable = subprocess.run([sys.executable, "-m", "pi.cli", "replay", "--speak", str(bad), "--lang", "en", str(script)],
+                                capture_output=True, text=True, timeout=60)
+    assert unwritable.returncode == 1 and "give a folder" in unwritable.stderr and "Traceback" not in unwritable.stderr
 
 
 # --- config and the host page --------------------------------------------------------------------

@@ -105,11 +105,19 @@ class _Gate:
     def __init__(self) -> None:
         self.release = threading.Semaphore(0)
         self.texts: list[str] = []
+        self._asked = threading.Condition()
 
     def __call__(self, text: str) -> np.ndarray:
-        self.texts.append(text)
+        with self._asked:
+            self.texts.append(text)
+            self._asked.notify_all()
         self.release.acquire(timeout=10)
         return np.full(RATE // 20, 0.2, np.float32)
+
+    def wait_asked(self, count: int) -> bool:
+        """Until ``count`` sentences have been asked for."""
+        with self._asked:
+            return self._asked.wait_for(lambda: len(self.texts) >= count, 10)
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -230,8 +238,7 @@ def test_a_newer_batch_drops_what_waits_and_stops_the_current_one_after_its_sent
         old = [Announcement(1, "en", "verdict", ("one.", "two.", "three.")), Announcement(1, "en", "turn", ("Aki's turn.",))]
         voice.submit(old)
         gate.release.release()  # "one." is made; "two." waits in the synthesiser
-        while len(gate.texts) < 2:
-            threading.Event().wait(0.01)
+        assert gate.wait_asked(2)
         clock.advance(5.0)  # the table moved on
         voice.submit([Announcement(2, "en", "verdict", ("new.",))])
         assert voice.pending() == ["new."]  # the old turn is dropped

@@ -115,7 +115,7 @@ DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
 #: Second centres of the default palette (name, (L, a, b), scales) for dice the first
 #: centres miss in real photos: dark and translucent dice keep their hue but lose
 #: lightness and chroma (a navy or marbled blue, a dark purple that is not black, a
-#: see-through red). Measured on Byler photos (models/MODEL.md, "Colours").
+#: see-through red). Measured on Byler photos (docs/model-history.md, "Colours").
 DEFAULT_DARK: tuple[tuple[str, tuple[float, float, float], tuple[float, float, float]], ...] = (
     ("blue", (24.0, 4.0, -24.0), (14.0, 12.0, 10.0)),
     ("blue", (14.0, 22.0, -39.0), (12.0, 16.0, 9.0)),
@@ -138,7 +138,7 @@ DEFAULT_DARK: tuple[tuple[str, tuple[float, float, float], tuple[float, float, f
 #: this normalised distance of it, and every other colour is `NEAR_MARGIN` times as far.
 #: Chosen on the tuned Byler sample of tests/fixtures/colours (1,013 of 1,100 right over
 #: five casts instead of 997, gold dice still unknown 34 of 40 times instead of 36);
-#: measured on the held-out sample (models/MODEL.md, "Colours").
+#: measured on the held-out sample (docs/model-history.md, "Colours").
 NEAR_REACH = 1.25
 NEAR_MARGIN = 1.25
 

@@ -10,7 +10,7 @@ Real photos, made into two kinds of frames:
   a die cut more by the frame's edge is not, so a reader that finds it loses precision.
 
 `python -m vision.training.scales FOLDER [--split val]` prints one JSON line per kind of frame with
-`vision.evaluate.score`'s figures (models/MODEL.md, "Close-ups and small dice").
+`vision.evaluate.score`'s figures (docs/model-history.md, "Close-ups and small dice").
 """
 from __future__ import annotations
 

@@ -304,8 +304,8 @@ _KEY_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY
 def lookalikes(img: np.ndarray, rng: np.random.Generator) -> None:
     """Draw things that are not dice but look like a die with a symbol into `img` (float
     BGR, in place): a keyboard, printed labels, or both. The first model trained without
-    the webcam frames took laptop keys and a cable's label for dice (models/MODEL.md, "The
-    unseen set")."""
+    the webcam frames took laptop keys and a cable's label for dice (docs/model-history.md,
+    "The unseen set")."""
     r = rng.random()
     if r < 0.65:
         keyboard(img, rng)

@@ -36,10 +36,11 @@ $(BIN)/.installed-test: $(BIN)/.installed
 	    $(BIN)/pip install -qq -e '.[test,browser]'; \
 	fi
 
-# The Pi's set: the project and the test tools, every version from the constraints file.
+# The Pi's set: the project, the test tools and the Pillow that apt's picamera2 brings on the
+# Pi, every version from the constraints file.
 $(PI_VENV)/bin/.installed: pyproject.toml $(PI_CONSTRAINTS)
 	$(PI_PYTHON) -m venv $(PI_VENV)
-	$(PI_VENV)/bin/pip install -qq -c $(PI_CONSTRAINTS) -e '.[test]'
+	$(PI_VENV)/bin/pip install -qq -c $(PI_CONSTRAINTS) -e '.[test]' pillow
 	touch $@
 
 demo: $(BIN)/.installed

@@ -75,10 +75,11 @@ def test_render_table_is_fast_enough_for_the_demo():
     synth.render_table(dice, rng)  # fills the caches
     times = []
     for _ in range(20):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         synth.render_table(dice, rng)
-        times.append(time.perf_counter() - t0)
-    # 10 ms on an idle machine; generous here because the test machine is shared.
+        times.append(time.process_time() - t0)
+    # The CPU time this process spends (5-10 ms), which other processes keeping the cores
+    # busy do not lengthen as they do the wall-clock time; generous all the same.
     assert np.median(times) < 0.04
 
 

@@ -192,7 +192,7 @@ def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_
             "pool = train.synth_pool(12, 7, SceneMix(collages=0.5), workers=2, cut=[die]); "
             "print(json.dumps([[s.boxes.tolist(), s.faces.tolist()] for s in pool]))")
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True, text=True, check=True,
-                         timeout=120)
+                         timeout=600)  # a guard against a hung worker, not a speed limit
     assert json.loads(out.stdout.splitlines()[-1]) == [[m.boxes.tolist(), m.faces.tolist()] for m in mixed]
 
 

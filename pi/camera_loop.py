@@ -10,10 +10,11 @@ die printed on the cloth, a token) are dropped before the settler sees them. It 
 with the image model (`vision.detector.Detector`); a detector that does not read the image
 (the tests' fakes) gets no background unless one is passed.
 
-The loop also looks after the camera: each read runs on a reader thread of its own, so a
-read that hangs (a camera that neither answers nor fails) leaves the loop free to see it.
-When no frame has come for ``RESTART_S`` the loop restarts the camera (``restart()``, else
-``close()``) and again after a backoff that doubles up to ``RESTART_MAX_S``. Meanwhile it
+The loop also looks after the camera: a watch on a thread of its own sees a read that hangs
+(a camera that neither answers nor fails) or reads that give no frame. When no frame has
+come for ``RESTART_S`` it restarts the camera (``restart()``, else ``close()``: a read
+hanging in it may come back with an error) and again after a backoff that doubles up to
+``RESTART_MAX_S``. Meanwhile it
 tells systemd (``sd_notify`` over ``$NOTIFY_SOCKET``): ``READY=1`` at start, then
 ``WATCHDOG=1`` only while frames arrive, so a camera that restarts do not bring back ends
 in systemd restarting the service (``WatchdogSec=`` in systemd/dicetable.service). A camera
@@ -39,7 +40,7 @@ STALL_S = 5.0
 # doubles from RESTART_S up to RESTART_MAX_S (WatchdogSec= gives it three tries).
 RESTART_S = 10.0
 RESTART_MAX_S = 60.0
-# How long the loop waits for a read before it looks at the time again.
+# How often the watch looks at the camera thread.
 POLL_S = 0.25
 # WATCHDOG=1 at most this often while frames arrive.
 WATCHDOG_EVERY_S = 1.0
@@ -92,8 +93,13 @@ class CameraLoop:
         self._asked_at: float | None = None  # when the running read() was called
         self.frames = 0  # frames read since start()
         self.restarts = 0  # times the loop restarted the camera
-        self._last_frame: float | None = None  # when the last frame came (else when the loop started)
+        self._last_frame: float | None = None  # when the last frame came
+        # When the loop began to wait for the next frame (its start, or the end of the last
+        # frame's work): a slow detector is no camera stall.
+        self._waiting_since: float | None = None
         self._next_restart = 0.0
+        self._restart_lock = threading.Lock()
+        self._watch_thread: threading.Thread | None = None
         self._backoff = RESTART_S
         self._last_ping = float("-inf")
         self.notifier = Notifier()
@@ -101,8 +107,8 @@ class CameraLoop:
     def health(self) -> dict[str, Any]:
         """The camera's status for the pages, including a read that hangs (a camera that
         neither answers nor fails: the loop restarts it, the pages are told here)."""
-        asked, last = self._asked_at, self._last_frame
-        waited = self.clock() - (last if last is not None else asked or 0.0)
+        asked, since = self._asked_at, self._waiting_since
+        waited = self.clock() - (since if since is not None else asked or 0.0)
         if self._thread is not None and asked is not None and waited >= STALL_S:
             return {"ok": False, "message": {
                 "en": f"The camera has not answered for {waited:.0f} s. Check its cable; type the dice on the "
@@ -116,9 +122,10 @@ class CameraLoop:
         before the first), how many frames and camera restarts, what is wrong, and which
         classifier reads the dice ("int8" or "float", vision.classifiers; None without one)."""
         health = self.health()
-        now, last = self.clock(), self._last_frame
+        now, last, since = self.clock(), self._last_frame, self._waiting_since
         age = None if last is None or not self.frames else round(max(0.0, now - last), 1)
-        arriving = self._thread is not None and age is not None and age < STALL_S
+        waiting = 0.0 if since is None else now - since
+        arriving = self._thread is not None and bool(self.frames) and health["ok"] and waiting < STALL_S
         return {"ok": bool(health["ok"] and (arriving or self._thread is None or not self.frames)),
                 "running": self._thread is not None, "frames_arriving": arriving,
                 "last_frame_age_s": age, "frames": self.frames, "restarts": self.restarts,
@@ -142,65 +149,66 @@ class CameraLoop:
         if self.camera is None:
             return
         self._stop.clear()
+        self._waiting_since = self.clock()  # a camera that never gives a frame stalls from here
+        self._backoff = RESTART_S
+        self._next_restart = self._waiting_since + RESTART_S
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self._thread.start()
+        self._watch_thread = threading.Thread(target=self._watch, name="camera-watch", daemon=True)
+        self._watch_thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        for thread in (self._thread, getattr(self, "_watch_thread", None)):
+            if thread is not None:
+                thread.join(timeout=5)
+        self._thread = self._watch_thread = None
 
     def _run(self) -> None:
-        self._last_frame = self.clock()  # a camera that never gives a frame stalls from here
-        self._backoff = RESTART_S
-        self._next_restart = self._last_frame + RESTART_S
-        reader = _Reader(self.camera)
-        hung = False
-        try:
-            while not self._stop.is_set():
-                started = self.clock()
-                self._asked_at = reader.ask(started)
-                answer = reader.answer(POLL_S)
-                if answer is None:  # the read has not come back yet
-                    if not hung and self.clock() - self._asked_at >= STALL_S:
-                        hung = True
-                        self.on_status()  # the pages say the camera does not answer
-                    reader = self._restart_when_due(reader)
-                    continue
-                hung = False
+        from vision.camera import CameraError
+
+        while not self._stop.is_set():
+            started = self._asked_at = self.clock()
+            try:
+                frame = self.camera.read()
+            except CameraError as exc:  # a bare source; RetryingCamera returns None instead
+                frame, reason = None, str(exc)
+            except Exception as exc:  # a fault the appliance rides out
+                log.exception("camera read failed")
+                frame, reason = None, str(exc)
+            else:
+                reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
+            finally:
                 self._asked_at = None
-                frame, reason = answer
-                if frame is None:
-                    self._set_status(False, str(reason or "no frame"))
-                    if not self.frames:  # down since the start: a restart of the service cannot help
-                        self._watchdog()
-                    reader = self._restart_when_due(reader)
-                    self._stop.wait(self.frame_interval)
-                    continue
-                self._arrived()
-                self._set_status(True, None)
-                with self._lock:
-                    self._latest = frame
-                if self.detector is not None and self.settler is not None:
-                    try:
-                        self._read_dice(frame)
-                    except Exception:
-                        log.exception("reading the dice failed; the game goes on with typed dice")
-                # at most one frame interval, whatever the clock did
-                self._stop.wait(min(self.frame_interval, max(0.0, self.frame_interval - (self.clock() - started))))
-        finally:
-            reader.abandon()
-            self._asked_at = None
+            if frame is None:
+                self._set_status(False, str(reason or "no frame"))
+                if not self.frames:  # down since the start: a restart of the service cannot help
+                    self._watchdog()
+                self._stop.wait(self.frame_interval)
+                continue
+            self._arrived()
+            self._set_status(True, None)
+            with self._lock:
+                self._latest = frame
+            if self.detector is not None and self.settler is not None:
+                try:
+                    self._read_dice(frame)
+                except Exception:
+                    log.exception("reading the dice failed; the game goes on with typed dice")
+            with self._restart_lock:
+                self._waiting_since = self.clock()  # the next frame is due from now on (a slow detector is no stall)
+                self._backoff = RESTART_S
+                self._next_restart = self._waiting_since + RESTART_S
+            # at most one frame interval, whatever the clock did
+            self._stop.wait(min(self.frame_interval, max(0.0, self.frame_interval - (self.clock() - started))))
 
     def _arrived(self) -> None:
-        """A frame came: the restarts start over and the watchdog is fed."""
-        if self.frames and self._last_frame is not None and self.clock() - self._last_frame >= STALL_S:
-            log.warning("camera: frames again after %.0f s", self.clock() - self._last_frame)
+        """A frame came: the watchdog is fed."""
+        since = self._waiting_since
+        if self.frames and since is not None and self.clock() - since >= STALL_S:
+            log.warning("camera: frames again after %.0f s", self.clock() - since)
         self.frames += 1
         self._last_frame = self.clock()
-        self._backoff = RESTART_S
-        self._next_restart = self._last_frame + RESTART_S
         self._watchdog()
 
     def _watchdog(self) -> None:
@@ -209,27 +217,42 @@ class CameraLoop:
             self._last_ping = now
             self.notifier.send("WATCHDOG=1")
 
-    def _restart_when_due(self, reader: _Reader) -> _Reader:
-        """Restart the camera when no frame has come for the backoff (close and reopen it);
-        returns the reader to use next (a new one: the old one may hang in its read)."""
-        now = self.clock()
-        if now < self._next_restart:
-            return reader
-        self.restarts += 1
-        waited = now - (self._last_frame if self._last_frame is not None else now)
+    def _watch(self) -> None:
+        """The camera thread's watch, on a thread of its own (a read that hangs holds the
+        camera thread): tells the pages when a read hangs, and restarts the camera when no
+        frame has come for the backoff."""
+        hung = False
+        while not self._stop.wait(POLL_S):
+            asked = self._asked_at
+            waiting = self.clock() - (self._waiting_since or 0.0)
+            if asked is not None and waiting >= STALL_S:
+                if not hung:
+                    hung = True
+                    self.on_status()  # the pages say the camera does not answer
+            else:
+                hung = False
+            self._restart_when_due()
+
+    def _restart_when_due(self) -> None:
+        """Restart the camera (close it; it opens again on the next read) when no frame has
+        come for the backoff; the backoff doubles up to RESTART_MAX_S."""
+        with self._restart_lock:
+            now = self.clock()
+            if now < self._next_restart:
+                return
+            self.restarts += 1
+            waited = now - (self._waiting_since if self._waiting_since is not None else now)
+            self._next_restart = now + self._backoff
+            self._backoff = min(self._backoff * 2, RESTART_MAX_S)
         log.warning("camera: no frame for %.0f s; restarting it (restart %d)", waited, self.restarts)
         self.notifier.send(f"STATUS=camera: no frame for {waited:.0f} s; restart {self.restarts}")
-        reader.abandon()
         restart = getattr(self.camera, "restart", None) or getattr(self.camera, "close", None)
         try:
             if restart is not None:
-                restart()
+                restart()  # a read hanging in the camera may come back with an error
         except Exception:
             log.exception("restarting the camera failed")
-        self._next_restart = now + self._backoff
-        self._backoff = min(self._backoff * 2, RESTART_MAX_S)
         self.on_status()
-        return _Reader(self.camera)
 
     def _read_dice(self, frame: Any) -> None:
         if self._reset:
@@ -310,62 +333,6 @@ class CameraLoop:
             cached = encode_jpeg(image)
             self._roll_jpeg = (roll, cached)
             return cached
-
-
-class _Reader:
-    """Reads ``camera`` on a thread of its own, one read per ``ask()``: a read that hangs
-    holds only this thread, and the loop sees it (``answer()`` stays None)."""
-
-    def __init__(self, camera: Any) -> None:
-        self.camera = camera
-        self._want = threading.Event()
-        self._done = threading.Event()
-        self._answer: tuple[Any, Any] = (None, None)
-        self._asked: float | None = None
-        self._abandoned = False
-        threading.Thread(target=self._run, name="camera-read", daemon=True).start()
-
-    def ask(self, now: float) -> float:
-        """Start a read unless one is running; returns when the running read was asked."""
-        if self._asked is None:
-            self._asked = now
-            self._done.clear()
-            self._want.set()
-        return self._asked
-
-    def answer(self, timeout: float) -> tuple[Any, Any] | None:
-        """(frame or None, why none) once the read has come back; None while it runs."""
-        if not self._done.wait(timeout):
-            return None
-        self._asked = None
-        return self._answer
-
-    def abandon(self) -> None:
-        """This reader reads no more (its thread ends once a running read comes back)."""
-        self._abandoned = True
-        self._want.set()
-
-    def _run(self) -> None:
-        from vision.camera import CameraError
-
-        while True:
-            self._want.wait()
-            self._want.clear()
-            if self._abandoned:
-                return
-            try:
-                frame = self.camera.read()
-            except CameraError as exc:  # a bare source; RetryingCamera returns None instead
-                frame, reason = None, str(exc)
-            except Exception as exc:  # a fault the appliance rides out
-                log.exception("camera read failed")
-                frame, reason = None, str(exc)
-            else:
-                reason = getattr(self.camera, "reason", None) or getattr(self.camera, "status", None)
-            if self._abandoned:
-                return
-            self._answer = (frame, reason)
-            self._done.set()
 
 
 class Notifier:

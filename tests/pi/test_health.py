@@ -4,6 +4,7 @@ and a clock that jumps, each injected: nothing is lost and the pages say what is
 from __future__ import annotations
 
 import errno
+import re
 import socket
 import sqlite3
 import tempfile
@@ -115,8 +116,10 @@ def test_a_stalled_demo_camera_is_named_by_healthz_restarted_by_the_loop_and_sta
         sick = client.get("/healthz")
         assert sick.status_code == 503 and "camera" in sick.json["problems"]
         assert not sick.json["camera"]["frames_arriving"] and sick.json["camera"]["restarts"] >= 3
-        assert "has not answered" in sick.json["camera"]["problem"]
-        assert "has not answered" in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        # a read that hangs, or (just after a restart woke it) one that failed
+        assert re.search("has not answered|Camera problem", sick.json["camera"]["problem"])
+        assert re.search("has not answered|Camera problem",
+                         client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True))
 
         assert client.post("/demo/camera/resume").json == {"ok": True}
         assert "WATCHDOG=1" in notify.wait_for("WATCHDOG=1")  # frames again: the watchdog is fed

@@ -129,7 +129,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.extensions["table"] = table
     app.extensions["dicetable_config"] = config
 
-    from pi.web import history, host, rules, seat, status, voice
+    from pi.web import health, history, host, rules, seat, status, voice
 
     app.register_blueprint(status.bp)
     app.register_blueprint(history.bp)
@@ -137,7 +137,7 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
     app.register_blueprint(host.bp)
     app.register_blueprint(rules.bp)
     app.register_blueprint(voice.bp)  # the table's voice on the host page
-    app.register_blueprint(__import__("pi.web.health", fromlist=["bp"]).bp)
+    app.register_blueprint(health.bp)  # /healthz
     if app.config["DEMO"]:
         from pi.web import demo
 

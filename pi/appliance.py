@@ -207,7 +207,9 @@ def build(
     from pi.web import create_app
 
     notes: list[str] = []
-    store = Store(config.db_path)  # creates the data folder; StoreError says what to fix
+    # creates the data folder; StoreError says what to fix. A card read-only at the start
+    # gives a read-only store (store.read_only): the pages show what it holds and say why.
+    store = Store(config.db_path)
 
     if detector == "auto":
         detector = load_detector(config, notes)

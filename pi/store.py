@@ -14,6 +14,12 @@ Durability: every write is one transaction committed with `synchronous=FULL` bef
 method returns, so an event the table has announced survives a power cut. After a restart,
 `unfinished()` gives the newest game not ended and `events()` its active events.
 
+A card that is read-only when the store is opened (the kernel remounted it after an error)
+does not stop the table: the store is read into memory without writing the file (SQLite's
+read-only URI; an empty store when there is none yet), every write is refused as on a card
+that became read-only while running (`write_error` is "read_only" from the start), and the
+pages show the last game as it was and say what to do.
+
 One connection shared by the appliance's threads behind a lock. A second `Store` on the
 same file (another process, or a restart) sees everything committed.
 """
@@ -22,13 +28,18 @@ from __future__ import annotations
 import dataclasses
 import errno
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time as _time
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: The schema this code writes (PRAGMA user_version).
 SCHEMA_VERSION = 4
@@ -108,6 +119,19 @@ def write_problem(exc: BaseException) -> str | None:
     return None
 
 
+def read_only_disk(folder: Path) -> bool:
+    """Whether ``folder`` (or, when it does not exist, the nearest folder above it that
+    does) is on a read-only file system: an SD card the kernel remounted read-only."""
+    for place in (folder, *folder.absolute().parents):
+        try:
+            return bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+    return False
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """One game as stored: what `engine.setup(seats, options, seed)` needs, and its end."""
@@ -160,22 +184,44 @@ class Store:
         self.write_error: str | None = None
         self.on_write_problem: Any = None
         self._lock = threading.RLock()
+        # True when the card was read-only at the start: the store is then a read-only view
+        # (every write refused as on a card that became read-only while running; `write_error`
+        # says so from the start).
+        self.read_only = False
+        if isinstance(self.path, Path) and read_only_disk(self.path.parent):
+            self._read_only_view(None)
+            return
+        try:
+            self._connect(busy_timeout)
+        except (OSError, sqlite3.Error) as exc:
+            if not isinstance(self.path, Path) or write_problem(exc) != "read_only":
+                raise
+            self._read_only_view(exc)
+
+    def _connect(self, busy_timeout: float) -> None:
+        """Open the store for writing; an error of a read-only card is raised as it is."""
         if isinstance(self.path, Path):
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
+                if write_problem(exc) == "read_only":
+                    raise
                 raise StoreError(f"cannot create the data folder {self.path.parent} ({exc}); "
                                  "set data_dir in the config to a writable folder") from None
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                        isolation_level=None, timeout=busy_timeout)
         except sqlite3.Error as exc:
+            if write_problem(exc) == "read_only":
+                raise
             raise StoreError(f"cannot open the event store {self.path} ({exc}); "
                              "check the data_dir in the config and its permissions") from None
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            if write_problem(exc) == "read_only":  # a write of the opening the card refused
+                raise
             raise StoreError(
                 f"{self.path} is damaged or is not a dicetable database ({exc}); move it aside "
                 "(dicetable then starts a new one) or restore it from a backup"
@@ -184,7 +230,45 @@ class Store:
             self._db.close()
             raise
 
-    def _open(self) -> None:
+    def _read_only_view(self, why: BaseException | None) -> None:
+        """The card is read-only: copy what the store holds (nothing when there is no store
+        yet) into memory, reading the file with SQLite's read-only URI (``immutable=1`` when
+        the WAL's files cannot be made on the card), and refuse every write there
+        (``query_only``). The file is never written; the pages show the last game as it was."""
+        log.warning("the data folder %s is read-only (%s): the event store is opened read-only and "
+                    "every write is refused", self.path.parent, why or "a read-only file system")
+        self.read_only = True
+        self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        if self.path.exists():
+            uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
+            for query in ("?mode=ro", "?mode=ro&immutable=1"):
+                try:
+                    source = sqlite3.connect(uri + query, uri=True)
+                    try:
+                        source.backup(self._db)
+                    finally:
+                        source.close()
+                    break
+                except sqlite3.Error as exc:
+                    error = exc
+            else:
+                self._db.close()
+                raise StoreError(f"the card is read-only and the event store {self.path} cannot be "
+                                 f"read ({error}); restart the Pi, and replace the card if it happens "
+                                 "again") from None
+        try:
+            self._open(in_memory=True)
+            self._db.execute("PRAGMA query_only = ON")
+            self.write_error = "read_only"
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"{self.path} is damaged or is not a dicetable database ({exc}), and "
+                             "the card is read-only: restore the store from a backup") from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open(self, in_memory: bool = False) -> None:
         db = self._db
         db.execute("PRAGMA foreign_keys = ON")
         check = db.execute("PRAGMA quick_check").fetchone()[0]
@@ -197,7 +281,7 @@ class Store:
                 f"reads up to {SCHEMA_VERSION}); update dicetable, or point data_dir elsewhere"
             )
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode.lower() != "wal" and self.path != ":memory:":
+        if mode.lower() != "wal" and self.path != ":memory:" and not in_memory:
             raise StoreError(f"{self.path}: cannot switch to WAL mode (got {mode}); "
                              "put data_dir on a local disk")
         db.execute("PRAGMA synchronous = FULL")
@@ -222,6 +306,8 @@ class Store:
         return _Transaction(self._db, self._wrote)
 
     def _wrote(self, exc: BaseException | None) -> None:
+        if self.read_only:  # stays "read_only": a transaction that wrote nothing is no sign
+            return
         problem = None if exc is None else write_problem(exc)
         if (exc is None or problem is not None) and problem != self.write_error:
             self.write_error = problem

@@ -299,7 +299,7 @@ def draw(img: np.ndarray, sides: int, value: int, cx: float, cy: float, size: fl
     h, w = img.shape[:2]
     light = np.array([rng.uniform(-0.7, 0.7), rng.uniform(-0.7, 0.7), 1.0])
     light /= np.linalg.norm(light)
-    pad = int(size * 0.25) + 3 if shadow > 0 else 3
+    pad = int(size * 0.25) + 3  # room for a shadow; the same with or without one (the same blur borders)
     x0, y0 = np.floor(xy.min(0)).astype(int) - pad
     x1, y1 = np.ceil(xy.max(0)).astype(int) + pad + 1
     bx0, by0, bx1, by1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)

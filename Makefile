@@ -8,11 +8,6 @@ BIN := $(VENV)/bin
 PI_PYTHON ?= python3.11
 PI_VENV := .venv-pi
 PI_CONSTRAINTS := constraints/pi-bookworm.txt
-# Tests known to fail on the Pi's set only, each with why; its owner mends it, then the line goes.
-# - polyhedra's shadow test: with OpenCV 4.11, 24 anti-aliased edge pixels of the drawn die
-#   (of 76,800) come out up to 6 levels lighter when the shadow is drawn (5.0: none).
-PI_KNOWN_FAILURES := \
-    --deselect tests/vision/test_polyhedra.py::test_a_shadow_darkens_the_table_beside_the_die_only_when_asked
 # torch comes from PyTorch's CPU-only index: PyPI's Linux torch pulls in the CUDA build and
 # its nvidia-* wheels (gigabytes) for one training test that runs on the CPU.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
@@ -41,11 +36,10 @@ $(BIN)/.installed-test: $(BIN)/.installed
 	    $(BIN)/pip install -qq -e '.[test,browser]'; \
 	fi
 
-# The Pi's set: the project, the test tools and the Pillow that apt's picamera2 brings on the
-# Pi, every version from the constraints file.
+# The Pi's set: the project and the test tools, every version from the constraints file.
 $(PI_VENV)/bin/.installed: pyproject.toml $(PI_CONSTRAINTS)
 	$(PI_PYTHON) -m venv $(PI_VENV)
-	$(PI_VENV)/bin/pip install -qq -c $(PI_CONSTRAINTS) -e '.[test]' pillow
+	$(PI_VENV)/bin/pip install -qq -c $(PI_CONSTRAINTS) -e '.[test]'
 	touch $@
 
 demo: $(BIN)/.installed
@@ -56,7 +50,7 @@ demo: $(BIN)/.installed
 test-pi:
 	@if command -v $(PI_PYTHON) >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory $(PI_VENV)/bin/.installed && \
-	    DICETABLE_PI_SET=$(PI_CONSTRAINTS) $(PI_VENV)/bin/pytest -q -m 'not browser' $(PI_KNOWN_FAILURES); \
+	    DICETABLE_PI_SET=$(PI_CONSTRAINTS) $(PI_VENV)/bin/pytest -q -m 'not browser'; \
 	elif [ -n "$${CI:-}" ]; then \
 	    echo "$(PI_PYTHON) is missing: CI must test the Pi's pinned set ($(PI_CONSTRAINTS))" >&2; exit 1; \
 	else \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import time
 from typing import Any, Iterable
 
 import pytest
@@ -164,12 +165,21 @@ def due_throw(table: Any) -> dict:
     return {"kind": "throw", "seats": inp["seats"], "dice": dice, "reroll": inp["camera"] == "all" and "*" not in dice}
 
 
-def wait_until(table: Any, predicate, limit: int = 200, timeout: float = 10, what=None) -> None:
+def wait_until(table: Any, predicate, limit: int = 200, timeout: float = 10, what=None,
+               total: float = 300) -> None:
     """Until ``predicate()`` holds, awaiting each change of the table (no sleeping); at
-    most ``limit`` changes, each within ``timeout`` s. ``what()`` says why it failed."""
+    most ``limit`` changes, each within ``timeout`` s, and ``total`` s in all (a table that
+    keeps changing without getting there fails instead of hanging). ``what()`` says why it
+    failed."""
     version = -1
+    end = time.monotonic() + total
     for _ in range(limit):
         if predicate():
             return
-        version = table.wait_for_change(version, timeout=timeout)
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        version = table.wait_for_change(version, timeout=min(timeout, left))
+    if predicate():
+        return
     raise AssertionError(what() if what else "the table never reached the expected state")

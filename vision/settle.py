@@ -16,7 +16,8 @@ the table asks the players to fix it instead of guessing a face.
 
 Identity (rule applied when a roll is reported, against the previous reported roll):
   1. still: a die at the place of a previous die (within the tolerance) with the same
-     colour and face keeps that die's id;
+     colour, kind and face keeps that die's id; so does one whose face is unsure in either
+     reading (the reader's doubt about a die lying still is no throw);
   2. rethrown: each previous die not found at its place is matched to a remaining die of
      the same (known) colour, the nearest ones first, and that die keeps its id; a die of
      unknown colour (None) is never taken for a rethrown one;
@@ -169,7 +170,7 @@ class Settler:
         still = _match(
             previous,
             frame,
-            lambda p, d: _same_reading(p, d) and self._close(p.box, d.box),
+            lambda p, d: _same_die(p, d) and self._close(p.box, d.box),
             lambda p, d: _distance(p.box, d.box),
         )
         for i, j in still:
@@ -215,6 +216,14 @@ def _same_reading(a, b) -> bool:
     """Two readings of a die agree: colour, kind, face and whether the face was read."""
     return (a.face == b.face and a.colour == b.colour and getattr(a, "sides", 6) == getattr(b, "sides", 6)
             and _readable(a) == _readable(b))
+
+
+def _same_die(a, b) -> bool:
+    """A die lying still: colour and kind agree, and so does the face unless one of the two
+    readings is unsure (a d10 read in one roll and unsure in the next, at the same place, has
+    not moved: taking it for a rethrown die would rethrow a die nobody picked up)."""
+    return (a.colour == b.colour and getattr(a, "sides", 6) == getattr(b, "sides", 6)
+            and (a.face == b.face or not (_readable(a) and _readable(b))))
 
 
 def _readable(detection) -> bool:

@@ -67,7 +67,8 @@ class Phones:
         page.locator(selector).click()
         self.wait_until(lambda: len(self.events()) > before or table.prompt is not None or table.pending is not None)
         if table.pending is not None:
-            thrown = next(v for v in table.demo._thrown[2].values() if isinstance(v, list))
+            thrown = next(v for v in table.demo._thrown[2].values()
+                          if isinstance(v, list) and v and isinstance(v[0], dict))  # the dice, not `picked`
             for seat, missing in list(table.pending["missing"].items()):
                 table.type_faces(seat, [next(d["face"] for d in thrown if d["colour"] == c and d.get("sides", 6) == s)
                                         for c, s in missing])

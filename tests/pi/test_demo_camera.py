@@ -65,7 +65,8 @@ class Play:
         assert result["ok"], result
         self.wait_until(lambda: len(self.events()) > before or t.prompt is not None or t.pending is not None)
         if t.pending is not None:  # the owners type the d10 and d20 the camera is unsure of
-            thrown = next(v for v in t.demo._thrown[2].values() if isinstance(v, list))
+            thrown = next(v for v in t.demo._thrown[2].values()
+                          if isinstance(v, list) and v and isinstance(v[0], dict))  # the dice, not `picked`
             for seat, missing in list(t.pending["missing"].items()):
                 pool = list(thrown)
                 faces = []

@@ -312,7 +312,7 @@ def test_rendered_throw_then_one_die_rethrown_then_one_landing(detector):
     assert third.cocked == () and third.removed == ()
 
 
-def test_a_d10_showing_0_is_read_and_stays_the_same_die_while_an_unread_face_is_cocked():
+def test_a_d10_showing_0_is_read_and_stays_the_same_die_when_its_face_is_unsure_in_a_later_roll():
     import dataclasses
 
     d10 = dataclasses.replace(die(100, 100, 0), sides=10)
@@ -322,7 +322,8 @@ def test_a_d10_showing_0_is_read_and_stays_the_same_die_while_an_unread_face_is_
     assert (zero.face, zero.sides, zero.cocked, seventeen.sides) == (0, 10, False, 20)
     settler = Settler(settle_frames=3)
     feed(settler, [[d10, d20]] * 4)
-    unsure = dataclasses.replace(d10, sure=False)  # the same place, now unreadable: not the same reading
-    again = rolls(feed(settler, [[unsure, d20]] * 4, t0=1.0))[-1]
+    unsure = dataclasses.replace(d10, sure=False)  # the same place, now unreadable: lying still
+    seven = dataclasses.replace(die(200, 100, 7), sides=20)  # the same place, another face read: thrown
+    again = rolls(feed(settler, [[unsure, seven]] * 4, t0=1.0))[-1]
     by_x = {d.box[0]: d for d in again.dice}
-    assert by_x[100].cocked and by_x[100].status != "still" and by_x[200].status == "still"
+    assert by_x[100].cocked and by_x[100].status == "still" and by_x[200].status != "still"

@@ -23,6 +23,8 @@ import sys
 from typing import Any, Iterator
 from urllib.parse import quote, urlencode, urlsplit
 
+from engines import GAMES
+
 #: Route templates of the pages (``pi.web``); <token> is a seat link's, <id> a game's.
 ROUTES = [
     "/", "/api/state", "/events", "/api/live", "/camera.jpg", "/roll.jpg", "/lang/en", "/lang/ja", "/lang/xx",
@@ -32,7 +34,7 @@ ROUTES = [
     "/host", "/host/login", "/host/links",  # /host/logout last (run) "/host/start", "/host/act", "/host/throw", "/host/correct",
     "/host/undo", "/host/end", "/host/calibrate/capture/red", "/host/calibrate/capture/%E2%80%AE",
     "/host/calibrate/save", "/host/teach", "/host/teach/start", "/host/teach/finish", "/host/voice",
-    "/rules/alea", "/rules/..%2F..%2Fetc%2Fpasswd", "/healthz", "/static/app.js", "/static/..%2F__init__.py",
+    f"/rules/{GAMES[0]}", "/rules/..%2F..%2Fetc%2Fpasswd", "/healthz", "/static/app.js", "/static/..%2F__init__.py",
     "/demo/press/Aki", "/demo/release/Aki", "/demo/throw", "/demo/throw/<token>", "/demo/rethrow/<token>",
     "/demo/lay-out/<token>", "/demo/apply-thrown", "/nothing-here", "/%00", "/" + "a" * 5000,
 ]
@@ -218,7 +220,7 @@ class Probe:
             yield (f"JSON declare {str(value)[:12]}",
                    json.dumps({"type": "declare", "value": value, "seed": value, "faces": [value],
                                "dice": [{"colour": "red", "face": value, "sides": value}], "confirm": 1,
-                               "game": "alea", "seats": [{"name": "A", "colour": "red"}] * 2}).encode(), js)
+                               "game": GAMES[0], "seats": [{"name": "A", "colour": "red"}] * 2}).encode(), js)
 
     def cookies(self) -> None:
         for cookie in ("session=garbage", "session=" + "A" * 4000, "session=.eJyrVkrOz0nNS8_MUbJSqlZQSi0uTs3PS8wBAF0ABPE.x.y",

@@ -675,9 +675,10 @@ def progress(t0: float, done: int, minutes: float, steps: int | None) -> float |
     return min(1.0, el / budget) if el <= budget else None
 
 
-def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
-    dev = torch.device(args.device)
-    model = new_model(DiceDetector, args, "dice_detector.onnx")
+def _start(cls, args, file: str, ckpt: Path, dev, name: str):
+    """(model, optimiser, step): a new model (or one from --init-from), resumed from its
+    checkpoint with --resume."""
+    model = new_model(cls, args, file)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if ckpt.exists() and args.resume:
@@ -685,7 +686,13 @@ def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step = int(st["step"])
-        print(f"detector: resumed at step {step}", flush=True)
+        print(f"{name}: resumed at step {step}", flush=True)
+    return model, opt, step
+
+
+def train_detector(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
+    dev = torch.device(args.device)
+    model, opt, step = _start(DiceDetector, args, "dice_detector.onnx", ckpt, dev, "detector")
     batches = _Stream(lambda rng: det_batch(data, args, rng), args.seed, args.workers).batches()
     t0 = time.time()
     last_save = t0
@@ -746,15 +753,7 @@ def _distillation(logits, teacher, x, y):
 
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     dev = torch.device(args.device)
-    model = new_model(DiceClassifier, args, "dice_classifier.onnx")
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    step = 0
-    if ckpt.exists() and args.resume:
-        st = torch.load(ckpt, weights_only=True, map_location=dev)
-        model.load_state_dict(st["model"])
-        opt.load_state_dict(st["opt"])
-        step = int(st["step"])
-        print(f"classifier: resumed at step {step}", flush=True)
+    model, opt, step = _start(DiceClassifier, args, "dice_classifier.onnx", ckpt, dev, "classifier")
     teacher = None
     if args.teacher:
         # The teacher's opinion on what it knows (not a die, the d6 faces) is kept: a

@@ -52,6 +52,18 @@ def test_a_tiny_training_run_exports_models_the_detector_can_load(tmp_path, caps
     train.init_from_onnx(train.DiceClassifier(), tmp_path / "dice_classifier.onnx")
 
 
+def test_a_run_with_resume_goes_on_from_each_model_s_checkpoint(tmp_path, capsys):
+    from vision.training import train
+
+    common = ["--out", str(tmp_path), "--work", str(tmp_path / "work"), *TINY, "--minutes-detector", "0",
+              "--minutes-classifier", "0"]
+    assert train.main([*common, "--steps-detector", "2", "--steps-classifier", "2"]) == 0
+    assert "resumed" not in capsys.readouterr().out
+    assert train.main([*common, "--steps-detector", "3", "--steps-classifier", "3", "--resume"]) == 0
+    log = capsys.readouterr().out
+    assert "detector: resumed at step 2" in log and "classifier: resumed at step 2" in log
+
+
 def test_quantize_refuses_a_classifier_already_in_8_bits_and_a_missing_one(tmp_path, capsys):
     from vision import detector
     from vision.training import quantize

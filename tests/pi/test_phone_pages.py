@@ -56,6 +56,16 @@ def served(tmp_path_factory):
         app.close()
 
 
+def _phone(browser, root: str, lang: str, problems: list[str]):
+    """(context, page): a phone of 390x844 in ``lang``, its script errors added to ``problems``."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
+                                  locale="ja-JP" if lang == "ja" else "en-US")
+    context.add_cookies([{"name": "lang", "value": lang, "url": root}])
+    page = context.new_page()
+    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    return context, page
+
+
 def _check(page, name: str, lang: str, problems: list[str]) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}-{lang}.png"), full_page=True)
@@ -92,11 +102,7 @@ def test_every_page_fits_a_phone_in_both_languages(game, served, browser):
     problems: list[str] = []
     for lang in ("ja", "en"):
         # bypass_csp: the pages forbid inline script, and axe-core is injected as one
-        context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
-                                      locale="ja-JP" if lang == "ja" else "en-US")
-        context.add_cookies([{"name": "lang", "value": lang, "url": root}])
-        page = context.new_page()
-        page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+        context, page = _phone(browser, root, lang, problems)
         page.goto(root + "/")
         _check(page, f"{game}-status", lang, problems)
         page.goto(f"{root}/seat/{token}")
@@ -128,11 +134,7 @@ def test_the_pis_own_warnings_and_the_wifi_join_code_fit_a_phone(served, browser
     problems: list[str] = []
     try:
         for lang in ("ja", "en"):
-            context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
-                                          locale="ja-JP" if lang == "ja" else "en-US")
-            context.add_cookies([{"name": "lang", "value": lang, "url": root}])
-            page = context.new_page()
-            page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+            context, page = _phone(browser, root, lang, problems)
             page.goto(root + "/")
             assert page.locator("p.health").count() == 2
             _check(page, "health-status", lang, problems)
@@ -164,11 +166,7 @@ def test_the_teaching_session_fits_a_phone(served, browser):
         assert app.table.end_game()["ok"]
     problems: list[str] = []
     for lang in ("ja", "en"):
-        context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
-                                      locale="ja-JP" if lang == "ja" else "en-US")
-        context.add_cookies([{"name": "lang", "value": lang, "url": root}])
-        page = context.new_page()
-        page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+        context, page = _phone(browser, root, lang, problems)
         page.goto(root + "/host")
         page.fill("input[name=pin]", app.config.host_pin)
         page.click("#login-form button[type=submit]")
@@ -205,11 +203,7 @@ def test_the_voice_controls_fit_a_phone(served, browser, tmp_path):
         for lang in ("ja", "en"):
             app.table.voice = speaking
             speaking.set_muted(False)
-            context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True,
-                                          locale="ja-JP" if lang == "ja" else "en-US")
-            context.add_cookies([{"name": "lang", "value": lang, "url": root}])
-            page = context.new_page()
-            page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+            context, page = _phone(browser, root, lang, problems)
             page.goto(root + "/host")
             page.fill("input[name=pin]", app.config.host_pin)
             page.click("#login-form button[type=submit]")

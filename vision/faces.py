@@ -10,23 +10,27 @@ classifier where it recognises one.
 How it is taught (`FaceBook.teach`): every labelled die of the teaching photos ([x0, y0,
 x1, y1, face] for a d6, [..., face, sides] for a d10 or d20) is matched to the detection
 whose centre lies in its box, and its crop (the classifier's own 48x48 crop) is stored
-with its class (`vision.detector.CLASSES`: the kind of die and its face) and the model's
-own reading there (`readings`: the class it is sure of, else 0), as an example of a
-*taught* face where the model read it wrong or was unsure, else as a *control* (a face
-this table's model reads right). An example (`descriptors`) is the crop turned square to
+with its class (`vision.detector.CLASSES`: the kind of die and its face), in `views`: turned
+(a d6 every 45 degrees, a d10 or d20 in `POLY_TURNS` turns) and at the `SCALES` a box
+holds a die at. Each view keeps the model's own reading of it (`readings`: the class it is
+sure of, else 0) and its opinion (`signatures`), since both change as a numeral turns; a
+view is *taught* where the model reads it wrong or is unsure, else a *control* (a face
+this table's model reads right). A view's look (`descriptors`) is the crop turned square to
 the die's edges and scaled to its top face, grey, normalised, plus its fine detail (what
-tells a star from a big pip), stored turned: a d6 in its four quarter turns, a d10 or a
-d20 (whose top face has no square edges to turn it by) in `POLY_TURNS` turns.
+tells a star from a big pip).
 
-How it reads (`FaceBook.read`): a crop the model reads as a taught example was read (a 1
-for a star on the 6, a d6 for a d10 it does not know), or is unsure of, is compared with
-those examples: the cosine similarity of their looks, and for a die the model is unsure
-of also of its `signatures` (`LOOK` of the one, the rest of the other; a sure reading's
-signature, or a sure "not a die"'s, is the same whatever drew it, so there the look alone
-decides). When the nearest is a taught face and at least `threshold` similar, that die
-and face replace the classifier's reading. A die the model
-is sure shows another face is never changed, and an ordinary die of this table is nearer
-one of its controls. Measured (see vision/README.md, `python -m vision.teach_check`).
+How it reads (`FaceBook.read`): a crop the model reads as a taught view was read (a 1 for
+a star on the 6, a d6 for a d10 it does not know), or is unsure of, or is sure is not a
+die, is compared with those views: the cosine similarity of their looks, at the crop's best
+of `OFFSETS` off its centre (a box with a shadow in it holds its die off centre), and for a
+die the model is unsure of also of its `signatures` (`LOOK` of the one, by kind of die,
+the rest of the other; a sure reading's signature, or a sure "not a die"'s, is the same
+whatever drew it, so there the look alone decides). An unsure die, or what the model calls
+no die, must also look at least `UNSURE_LOOK` or `NOT_A_DIE_LOOK` alike. When the nearest
+is a taught view and at least `threshold` similar, that die and face replace the
+classifier's reading. A die the model is sure shows another face is never changed, and an
+ordinary die of this table is nearer one of its controls. Measured (see vision/README.md,
+`python -m vision.teach_check`).
 
 Saved as `faces.npz` beside the colour calibration; `detect`, `evaluate` and the appliance
 load it when it is there (`Detector(faces=...)`). A book saved before d10 and d20 could be
@@ -42,6 +46,7 @@ from typing import NamedTuple
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, check_face, class_of
 
@@ -50,9 +55,22 @@ INNER = 0.86  # share of the top face's side the patch covers (the bevel left ou
 DETAIL = 0.3  # weight of the fine detail (what tells a star from a big pip) in a descriptor
 THRESHOLD = 0.70  # least similarity for a taught face to be taken (measured in vision/README.md)
 MAX_CONTROLS = 400  # ordinary faces kept as controls at most
-LOOK = 0.3  # weight of the look (the descriptors) against the model's signature in a similarity
-TURNS = 4  # stored turns of a d6's example: its quarter turns (a die face has no up)
+#: Weight of the look (the descriptors) against the model's signature in a similarity, by the
+#: example's kind of die: a numeral on a d6 is large and squared to its edges, a d10's or d20's
+#: small among its neighbours' (measured with `python -m vision.teach_check`).
+LOOK = {6: 0.3, 10: 0.1, 20: 0.1}
+TURNS = 4  # stored turns of a d6 the model read right (a control), and of every d6 in a version-2 book
+D6_TURNS = 8  # stored turns of a d6's example (every 45 degrees: the model's reading of numerals turns)
 POLY_TURNS = 24  # stored turns of a d10's or d20's example (every 15 degrees)
+#: Least look similarity, by the example's kind of die, for a crop the model is unsure of (its
+#: opinion counts too) or sure is not a die to be a taught die (measured with `python -m
+#: vision.teach_check`: the books must leave the real photos of ordinary d6 as they were).
+#: A crop the model reads as the taught example was read is compared by its look alone.
+UNSURE_LOOK = {6: 0.6, 10: 0.47, 20: 0.3}
+NOT_A_DIE_LOOK = {6: 0.8, 10: 0.85, 20: 0.85}
+SCALES = (1.0, 0.87, 1.15)  # sizes of the die in its crop an example is stored at (boxes vary; the crop itself first)
+OFFSETS = (-4, -2, 0, 2, 4)  # a crop's looks off its centre (patch pixels, across and down)
+_MARGIN = 4  # the farthest offset
 # What the model's reading of a crop is, as the detector decides it (Detector defaults).
 DIE_THRESHOLD = 0.5
 FACE_MIN = 0.6
@@ -87,46 +105,79 @@ def _angle(crop: np.ndarray) -> float:
     return float(np.angle((z4 * _WINDOW).sum()) / 4)
 
 
-def _unit(p: np.ndarray) -> np.ndarray:
-    p = (p - p[_MASK > 0].mean()) * _MASK
-    return p / max(float(np.linalg.norm(p)), 1e-6)
-
-
-def descriptors(crops: np.ndarray, turns: int = 1) -> np.ndarray:
-    """(N x turns, SIDE*SIDE) descriptors of N BGR crops (N x 48 x 48 x 3, the classifier's
-    crops): the top face turned square to the patch (its edges' direction) and scaled to fill
-    it (the box of a die turned by a then holds a face of side box / (|cos a| + |sin a|)),
-    grey, normalised, plus its fine detail; `turns` > 1 adds the crop turned by every
-    360/turns degrees (all turns of crop 0 first)."""
-    out = np.empty((len(crops) * turns, SIDE * SIDE), np.float32)
+def descriptors(crops: np.ndarray, turns: int = 1, offsets: Sequence[int] = (0,)) -> np.ndarray:
+    """(N x turns x len(offsets)**2, SIDE*SIDE) descriptors of N BGR crops (N x 48 x 48 x 3,
+    the classifier's crops): the top face turned square to the patch (its edges' direction)
+    and scaled to fill it (the box of a die turned by a then holds a face of side box / (|cos
+    a| + |sin a|)), grey, normalised, plus its fine detail; `turns` > 1 adds the crop turned by
+    every 360/turns degrees (all turns of crop 0 first); `offsets` (patch pixels, across and
+    down) look off the crop's centre (a box off its die's centre: a shadow or a neighbour in
+    it), each turn's offsets together."""
+    out = np.empty((len(crops) * turns * len(offsets) ** 2, SIDE * SIDE), np.float32)
     c = (_CROP - 1) / 2
-    for i, crop in enumerate(crops):
+    row = 0
+    for crop in crops:
         crop = np.ascontiguousarray(crop, np.uint8)
         if crop.shape[:2] != (_CROP, _CROP):
             crop = cv2.resize(crop, (_CROP, _CROP), interpolation=cv2.INTER_AREA)
         a = _angle(crop)
         grey = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 0.6)
         side = _BOX / (abs(np.cos(a)) + abs(np.sin(a)))
-        base = _patch(grey, np.degrees(a), side, c)
+        base = _patches(grey, np.degrees(a), side, c, offsets)
         for k in range(turns):
             turn = 360.0 * k / turns
-            d = np.rot90(base, int(turn // 90)) if turn % 90 == 0 else _patch(grey, np.degrees(a) + turn, side, c)
-            out[i * turns + k] = d.ravel()
+            if turn % 90 == 0:  # a quarter turn: the same patches turned (the offsets' grid turns onto itself)
+                d = np.rot90(base.reshape(-1, SIDE, SIDE), int(turn // 90), axes=(1, 2)).reshape(-1, SIDE * SIDE)
+            else:
+                d = _patches(grey, np.degrees(a) + turn, side, c, offsets)
+            out[row:row + len(d)] = d
+            row += len(d)
     return out
 
 
-def _patch(grey: np.ndarray, degrees: float, side: float, c: float) -> np.ndarray:
-    """The unit descriptor patch of a grey crop turned by `degrees`, its top face of `side`."""
+def _patches(grey: np.ndarray, degrees: float, side: float, c: float, offsets: Sequence[int]) -> np.ndarray:
+    """The unit descriptor patches (len(offsets)**2 x SIDE*SIDE) of a grey crop turned by
+    `degrees` about its centre `c`, its top face of `side`, each moved by (dx, dy) of
+    `offsets` patch pixels (dy outer)."""
+    big = SIDE + 2 * _MARGIN
     m = cv2.getRotationMatrix2D((c, c), float(degrees), SIDE / (INNER * side))
-    m[:, 2] += (SIDE - 1) / 2 - c
-    p = cv2.warpAffine(grey, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    d = np.sqrt(1 - DETAIL) * _unit(p) + np.sqrt(DETAIL) * _unit(p - cv2.GaussianBlur(p, (0, 0), 1.5))
-    return d / max(float(np.linalg.norm(d)), 1e-6)
+    m[:, 2] += (big - 1) / 2 - c
+    p = cv2.warpAffine(grey, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    at = [_MARGIN + o for o in offsets]
+    mask = _MASK.ravel()
+    parts = []
+    for image in (p, p - cv2.GaussianBlur(p, (0, 0), 1.5)):  # the patch and its fine detail
+        w = sliding_window_view(image, (SIDE, SIDE))[np.ix_(at, at)].reshape(-1, SIDE * SIDE)
+        w = (w - (w @ mask / mask.sum())[:, None]) * mask
+        parts.append(w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-6))
+    d = np.sqrt(1 - DETAIL) * parts[0] + np.sqrt(DETAIL) * parts[1]
+    return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
+
+
+def looks(crops: np.ndarray, examples: np.ndarray) -> np.ndarray:
+    """How alike (N x examples, cosine) N crops look to stored examples, each crop at its best
+    of `OFFSETS` off its centre."""
+    d = descriptors(crops, offsets=OFFSETS).reshape(len(crops), len(OFFSETS) ** 2, -1)
+    return (d @ examples.T).max(1)
+
+
+def views(crop: np.ndarray, turns: int, scales: Sequence[float] = (1.0,)) -> np.ndarray:
+    """The crop (48 x 48 x 3) turned by every 360/turns degrees, counter-clockwise as
+    `descriptors` turns it, at each of `scales` (the die larger or smaller in its crop, as a
+    detection's box varies): (len(scales) x turns) x 48 x 48 x 3, all turns of the first
+    scale first; the corners from the crop's edges."""
+    c = (_CROP - 1) / 2
+    out = []
+    for scale in scales:
+        for k in range(turns):
+            m = cv2.getRotationMatrix2D((c, c), 360.0 * k / turns, float(scale))
+            out.append(cv2.warpAffine(crop, m, (_CROP, _CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return np.ascontiguousarray(np.stack(out))
 
 
 def turns_of(sides: int) -> int:
     """How many turns of an example of a d`sides` are stored."""
-    return TURNS if sides == 6 else POLY_TURNS
+    return D6_TURNS if sides == 6 else POLY_TURNS
 
 
 def readings(probs: np.ndarray) -> np.ndarray:
@@ -283,19 +334,27 @@ class FaceBook:
         todo = np.nonzero((read == 0) | gated)[0]
         if not len(todo):
             return out
-        sims = descriptors(np.asarray(crops)[todo]) @ self.examples.T
-        if self.signatures is not None and probs is not None:
+        p = None if probs is None else np.asarray(probs, np.float32).reshape(len(crops), -1)[todo]
+        unsure = (read[todo] == 0) & (True if p is None else 1.0 - p[:, 0] >= DIE_THRESHOLD)
+        sims = look = looks(np.asarray(crops)[todo], self.examples)
+        if self.signatures is not None and p is not None and unsure.any():
             # A die the model is unsure of: the look and the model's opinion, alike. (A sure
             # reading's signature, or a sure "not a die", is the same whatever drew it: the
             # look alone decides there.)
-            p = np.asarray(probs, np.float32).reshape(len(crops), -1)[todo]
-            unsure = (read[todo] == 0) & (1.0 - p[:, 0] >= DIE_THRESHOLD)
-            if unsure.any():
-                sims[unsure] = LOOK * sims[unsure] + (1 - LOOK) * (signatures(p[unsure]) @ self.signatures.T)
+            w = np.array([LOOK[n] for n in self.sides], np.float32)[None, :]
+            sims = look.copy()
+            sims[unsure] = w * look[unsure] + (1 - w) * (signatures(p[unsure]) @ self.signatures.T)
         r = read[todo, None]
         m = self.model_read[None, :]
         allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))
         allowed &= (self.classes < n_classes)[None, :]
+        # However alike the opinions, a look too unlike is not the taught die (an ordinary die
+        # the model is unsure of may share its opinion of a d10 it does not know), and what the
+        # model is sure is not a die must look very like one.
+        unsure_look, not_a_die_look = (np.array([floor[n] for n in self.sides], np.float32)[None, :]
+                                       for floor in (UNSURE_LOOK, NOT_A_DIE_LOOK))
+        floor = np.where(unsure[:, None], unsure_look, not_a_die_look)
+        allowed &= (read[todo, None] != 0) | (look >= floor)
         sims = np.where(allowed, sims, -2.0)
         for i, row in zip(todo, sims):
             k = int(row.argmax())
@@ -324,7 +383,7 @@ class FaceBook:
                 except (ValueError, TypeError, IndexError) as exc:
                     raise FaceBookError(f"photo {report.photos}, label {list(label)!r}: {exc}") from None
             boxes, crops, probs = _model_readings(detector, image)
-            read, sigs = readings(probs), signatures(probs)
+            read = readings(probs)
             used: set[int] = set()
             for label, (sides, face) in zip(labels, kinds):
                 report.labelled += 1
@@ -336,28 +395,40 @@ class FaceBook:
                 report.matched += 1
                 report.shown.setdefault(sides, set()).add(face)
                 c = class_of(sides, face)
-                (controls if read[k] == c else taught).append((crops[k], c, int(read[k]), sigs[k]))
+                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:
             keep = np.random.default_rng(0).choice(len(controls), MAX_CONTROLS, replace=False)
             controls = [controls[i] for i in sorted(keep)]
         report.controls = len(controls)
-        parts = [cls._rows(group, flag) for group, flag in ((taught, True), (controls, False)) if group]
-        if not parts:
+        if not taught and not controls:
             return cls.empty(), report
-        columns = [np.concatenate([p[i] for p in parts]) for i in range(6)]
+        columns = cls._rows(taught + controls, detector._classify)
         return cls(*columns[:5], signatures=columns[5]), report
 
     @staticmethod
-    def _rows(group: list[tuple[np.ndarray, int, int, np.ndarray]], taught: bool) -> tuple[np.ndarray, ...]:
-        """(descriptors, classes, taught flags, model readings, first-turn marks, signatures)
-        of examples (crop, class, model reading, signature), each in the turns of its kind
-        of die."""
+    def _rows(examples: list[tuple[np.ndarray, int, bool]], classify) -> tuple[np.ndarray, ...]:
+        """(descriptors, classes, taught flags, model readings, first-view marks, signatures)
+        of examples (crop, class, read right), each in its `views`. `classify` (the detector's
+        classifier: crops -> class probabilities) reads every view: the model's reading and
+        opinion of a numeral change as it turns, so each view keeps its own, and a view is
+        *taught* where the model reads it wrong or is unsure, else a control. An example the
+        model read right is kept in fewer views (a d6 in its quarter turns, at its own size):
+        it only has to be nearer an ordinary die than the taught ones."""
         rows = []
-        for crop, c, r, sig in group:
-            n = turns_of(CLASSES[c][0])
-            rows.append((descriptors(crop[None], n), np.full(n, c), np.full(n, taught), np.full(n, r),
-                         np.arange(n) == 0, np.repeat(sig[None], n, 0)))
+        for crop, c, right in examples:
+            sides = CLASSES[c][0]
+            n = TURNS if sides == 6 and right else turns_of(sides)
+            scales = SCALES[:1] if right else SCALES
+            crops = views(crop, n, scales)
+            probs = classify(crops)
+            read = readings(probs)
+            # A d6's look is its face squared to its edges: each view's own; a d10's or d20's
+            # (no square edges) each size's look turned.
+            looks = descriptors(crops) if sides == 6 else \
+                np.concatenate([descriptors(crops[i * n:i * n + 1], n) for i in range(len(scales))])
+            m = len(crops)
+            rows.append((looks, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs)))
         return tuple(np.concatenate([row[i] for row in rows]) for i in range(6))
 
     def merged(self, other: FaceBook) -> FaceBook:

@@ -247,7 +247,7 @@ def test_numbered_d6_are_read_after_teaching(detector):
     book, _ = FaceBook.teach(detector, photos)
     before = teach_check.score(detector, held_out)
     after = teach_check.score(Detector(faces=book), held_out)
-    assert before["end_to_end"] < 0.2 < after["end_to_end"], (before, after)
+    assert before["end_to_end"] < 0.2 and after["end_to_end"] > 0.8, (before, after)
 
 
 def test_the_faces_no_photo_showed_are_named(detector):
@@ -281,16 +281,23 @@ def test_a_taught_d20_is_not_offered_to_a_classifier_without_d20():
 def test_a_book_saved_before_d10_and_d20_still_loads_and_reads_the_same(tmp_path, book):
     """A version-2 file (d6 faces, readings -1 for a sure d10 or d20) as the last release
     saved it."""
+    from vision.faces import D6_TURNS, TURNS
+
+    # Version 2 kept each example in its four quarter turns at the crop's own size, no signatures.
+    rows = np.arange(len(book.first))
+    pos = rows - np.maximum.accumulate(np.where(book.first, rows, 0))
+    quarter = (pos < D6_TURNS) & (pos % (D6_TURNS // TURNS) == 0)
+    v2 = FaceBook(book.examples[quarter], book.classes[quarter], book.taught[quarter], book.model_read[quarter])
     old = tmp_path / "faces.npz"
     np.savez_compressed(old, format=np.array("dicetable-faces"), version=np.array(2),
-                        examples=book.examples.astype(np.float16), faces=book.faces.astype(np.int8),
-                        taught=book.taught, model_read=np.where(book.model_read > 6, -1, book.model_read).astype(np.int8),
-                        threshold=np.array(book.threshold))
+                        examples=v2.examples.astype(np.float16), faces=v2.faces.astype(np.int8),
+                        taught=v2.taught, model_read=np.where(v2.model_read > 6, -1, v2.model_read).astype(np.int8),
+                        threshold=np.array(v2.threshold))
     loaded = FaceBook.load(old)
-    assert loaded.signatures is None and len(loaded) == len(book) and (loaded.faces == book.faces).all()
+    assert loaded.signatures is None and len(loaded) == len(v2) >= 1 and (loaded.faces == v2.faces).all()
     assert set(loaded.sides.tolist()) == {6}
     scene = trays(2, 1)[0]
-    assert emblem_faces(Detector(faces=loaded), scene) == emblem_faces(Detector(faces=book), scene)
+    assert emblem_faces(Detector(faces=loaded), scene) == emblem_faces(Detector(faces=v2), scene)
     loaded.save(tmp_path / "again.npz")  # saved again in this version, signatures left out
     assert FaceBook.load(tmp_path / "again.npz").signatures is None
 
@@ -366,3 +373,80 @@ def test_a_speck_the_model_calls_no_die_is_not_taken_for_a_taught_die():
                     signatures=np.repeat(signatures(no_die), n, 0))
     assert book.read(speck, no_die) == [None]
     assert book.read(die, no_die)[0].face == 7  # the die itself still is
+
+
+def _sure(cls: int, n: int = 1) -> np.ndarray:
+    """Class probabilities of a classifier sure of `cls` (n rows)."""
+    from vision.detector import CLASSES
+
+    probs = np.zeros((n, len(CLASSES)), np.float32)
+    probs[:, cls] = 1.0
+    return probs
+
+
+def test_each_turn_of_an_example_keeps_the_models_own_reading_of_it():
+    """A numeral the model reads as another face depending on how it lies: every stored
+    turn and size of the example carries what the model read there, and a turn it read
+    right is a control, not a taught row."""
+    from vision.detector import class_of
+    from vision.faces import D6_TURNS, SCALES, views
+
+    crop = np.random.default_rng(2).integers(0, 255, (48, 48, 3)).astype(np.uint8)
+    seen = []
+
+    def classify(crops):  # sure of a pip 1-6 by turn: the face itself (3) only upright
+        seen.append(crops)
+        return np.concatenate([_sure(class_of(6, 3 if k % D6_TURNS == 0 else 1 + k % 6)) for k in range(len(crops))])
+
+    rows = FaceBook._rows([(crop, class_of(6, 3), False)], classify)
+    n = D6_TURNS * len(SCALES)
+    assert len(seen) == 1 and seen[0].shape == (n, 48, 48, 3)
+    assert (seen[0][0] == crop).all()  # the crop itself first
+    assert (seen[0] == views(crop, D6_TURNS, SCALES)).all()
+    examples, classes, taught, model_read, first, _ = rows
+    assert len(examples) == n and (classes == class_of(6, 3)).all() and first.tolist() == [True] + [False] * (n - 1)
+    assert model_read.tolist() == [3 if k % D6_TURNS == 0 else 1 + k % 6 for k in range(n)]
+    assert taught.tolist() == [k % D6_TURNS != 0 and 1 + k % 6 != 3 for k in range(n)]
+    control = FaceBook._rows([(crop, class_of(6, 3), True)], classify)  # read right: its quarter turns only
+    assert len(control[0]) == 4 and (seen[-1] == views(crop, 4)).all()
+
+
+def test_a_die_off_its_boxs_centre_still_matches_its_taught_face():
+    """A box with a shadow or a neighbour in it holds its die off centre: the look is
+    compared at its best of a few shifts."""
+    from vision.detector import class_of
+    from vision.faces import _match, boxes_seen, descriptors, looks
+
+    scene = trays(3, 1)[0]
+    (x0, y0, x1, y1), face, _ = scene.labels[0]
+    detector = Detector()
+    boxes = boxes_seen(detector, scene.image)
+    box = boxes[_match(boxes, (x0, y0, x1, y1), set())]
+    shift = 0.12 * (box[2] - box[0])
+    crop = detector._crops(scene.image, box[None])
+    off = detector._crops(scene.image, (box + [shift, -shift, shift, -shift])[None].astype(np.float32))
+    book, _ = FaceBook.teach(detector, [(scene.image, [[x0, y0, x1, y1, face]])])
+    assert looks(crop, book.examples).max() > 0.99
+    assert looks(off, book.examples).max() > 0.85 > float((descriptors(off) @ book.examples.T).max())
+    unsure = np.full((1, 37), 0.5 / 36, np.float32)
+    unsure[0, 0] = 0.5
+    assert book.read(off, unsure)[0].cls == class_of(6, face)
+
+
+def test_an_unsure_die_that_looks_unlike_a_taught_one_is_not_it_whatever_the_opinion():
+    """An ordinary die the model is unsure of may share its opinion of a d10 it does not
+    know; its look must be near enough as well."""
+    from vision.detector import class_of
+    from vision.faces import POLY_TURNS, descriptors, signatures
+
+    rng = np.random.default_rng(4)
+    die = cv2.GaussianBlur(rng.integers(0, 255, (1, 48, 48, 3)).astype(np.uint8)[0], (0, 0), 2)[None]
+    other = np.full_like(die, 120)
+    cv2.circle(other[0], (24, 24), 6, (250, 250, 250), -1)
+    opinion = np.full((1, 37), 0.5 / 35, np.float32)
+    opinion[0, 0], opinion[0, 3] = 0.1, 0.4  # a die, most likely a d6 showing 3, unsure
+    n = POLY_TURNS
+    book = FaceBook(descriptors(die, n), [class_of(10, 4)] * n, [True] * n, [0] * n, np.arange(n) == 0,
+                    signatures=np.repeat(signatures(opinion), n, 0))
+    assert book.read(die, opinion)[0].face == 4
+    assert book.read(other, opinion) == [None]

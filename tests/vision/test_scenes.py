@@ -88,11 +88,36 @@ def test_a_share_of_no_negatives_neither_imports_them_nor_changes_a_scene(monkey
     assert out.stdout.strip() == "False"
 
 
+def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(monkeypatch):
+    from vision import polyhedra
+
+    drawn = []
+    real = polyhedra.draw
+
+    def draw(img, sides, value, *args, look=None, **kw):
+        drawn.append((sides, look))
+        return real(img, sides, value, *args, look=look, **kw)
+
+    monkeypatch.setattr(polyhedra, "draw", draw)
+    for i in range(6):
+        scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0))
+    assert drawn and {n for n, _ in drawn} == {10, 20} and {look for _, look in drawn} == {None}
+    drawn.clear()
+    for i in range(6):
+        scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0))
+    assert {n for n, _ in drawn} == {6, 10, 20} and None not in {look for _, look in drawn}
+    assert {look.material for _, look in drawn} - {"opaque", "translucent"}  # marbled or glitter too
+    plain = scenes.random_scene(np.random.default_rng(3), (320, 240), SceneMix(looks=0.0))
+    assert np.array_equal(plain.image, scenes.random_scene(np.random.default_rng(3), (320, 240)).image)
+
+
 def test_a_share_is_between_0_and_1():
     with pytest.raises(ValueError, match="negatives is between 0 and 1"):
         SceneMix(negatives=1.5)
     with pytest.raises(ValueError, match="poly is between 0 and 1"):
         SceneMix(poly=-0.1)
+    with pytest.raises(ValueError, match="looks is between 0 and 1"):
+        SceneMix(looks=2.0)
 
 
 def _folder(tmp_path, *flags):

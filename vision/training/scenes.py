@@ -54,9 +54,13 @@ class SceneMix:
     #: Hard negatives on the background before the dice are drawn: specks, round platforms,
     #: coins, tokens, buttons (`vision.training.negatives`).
     negatives: float = 0.0
+    #: Scenes whose d10 and d20 take any look of `vision.polyhedra.random_look` (marbled,
+    #: glitter, TrueType numerals, engraved, glare) instead of the plain one, and where about a
+    #: third of the d6 carry numerals instead of pips (a numbered cube).
+    looks: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("poly", "lookalikes", "collages", "negatives"):
+        for name in ("poly", "lookalikes", "collages", "negatives", "looks"):
             share = getattr(self, name)
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"the share of {name} is between 0 and 1, got {share!r}")
@@ -486,6 +490,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
     sh_strength = rng.uniform(0.15, 0.6)
     # Ten- and twenty-sided dice among the d6 in a share of the scenes.
     poly_mix = [1.0, 0.0, 0.0] if rng.random() >= mix.poly else [0.4, 0.3, 0.3]
+    # Real dice of every look, and numbered d6 among the pip ones, in a share of the scenes.
+    looks = mix.looks > 0 and rng.random() < mix.looks
     dice = []
     shadow = np.zeros((h, w), np.float32)
     for cx, cy in centres:
@@ -512,7 +518,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
             style, colour = random_style(rng)
         sides = int(rng.choice([6, 10, 20], p=poly_mix))
         face = int(rng.choice(polyhedra.values(sides))) if sides != 6 else int(rng.integers(1, 7))
-        if sides != 6:
+        solid = sides != 6 or (looks and rng.random() < 0.35)  # drawn by vision.polyhedra
+        if solid:
             if oblique:
                 lean = (rng.uniform(20, 45), tilt_dir)
             elif tilt is not None:
@@ -520,21 +527,23 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
             else:
                 lean = (0.0, 0.0)
             q = (cx, cy, side * rng.uniform(1.0, 1.25), lean)
-        dice.append((q, face, style, colour, tilt, sides))
+        dice.append((q, face, style, colour, tilt, sides, solid))
         sv = np.array([math.cos(sh_dir), math.sin(sh_dir)], np.float32) * side * sh_len
-        foot = np.array(q, np.float32) if sides == 6 else _quad(cx, cy, side, angle)
+        foot = _quad(cx, cy, side, angle) if solid else np.array(q, np.float32)
         cv2.fillConvexPoly(shadow, np.round(foot + sv).astype(np.int32), 1.0)
     if dice:
         shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, die_px * rng.uniform(0.03, 0.12)))
         img *= (1 - sh_strength * shadow)[..., None]
     labels: list[Label] = []
     outlines = []
-    for q, face, style, colour, tilt, sides in dice:
-        if sides == 6:
+    for q, face, style, colour, tilt, sides, solid in dice:
+        if not solid:
             pts = draw_die(img, q, face, style, rng, tilt)
         else:
             alpha = {"opaque": 1.0, "translucent": style.alpha, "clear": 0.35}[style.kind]
-            pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3], alpha=alpha)
+            look = polyhedra.random_look(rng, alpha) if looks else None
+            pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3],
+                                 alpha=alpha, look=look)
         outlines.append((pts, face, colour, sides))
     img = _lighting(img, rng)
     # Whole-frame perspective (a camera not quite overhead).
@@ -650,13 +659,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--negatives", type=float, default=default.negatives, metavar="SHARE",
                     help="share of scenes with hard negatives (specks, round platforms, coins, tokens, "
                          f"buttons) on the table (default {default.negatives})")
+    ap.add_argument("--looks", type=float, default=default.looks, metavar="SHARE",
+                    help="share of scenes whose d10 and d20 take any look (marbled, glitter, fonts, "
+                         f"engraved) and where a third of the d6 are numbered (default {default.looks})")
     ap.add_argument("--collages-of", metavar="FOLDER[:SPLIT]",
                     help="real dice instead of drawn ones: every die of a labelled folder (with :val, "
                          ":train or :all, that split of it; default all) cut out and laid on rendered "
                          "tables (vision.training.cutouts)")
     a = ap.parse_args(argv)
     try:
-        mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives)
+        mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives, looks=a.looks)
     except ValueError as exc:
         ap.error(str(exc))
     scene_of = lambda rng: random_scene(rng, mix=mix)  # noqa: E731

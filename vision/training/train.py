@@ -16,7 +16,8 @@ budget (`--minutes-detector`, `--minutes-classifier`) or a fixed number of steps
   "not a die", d6 faces 1-6, d10 faces 0-9, d20 faces 1-20.
 
 Training data: synthetic scenes from `vision.training.scenes` (pre-rendered once into a
-pool, then augmented; `--poly-scenes`, `--lookalikes`, `--negatives` set their `SceneMix`), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
+pool, then augmented; `--poly-scenes`, `--lookalikes`, `--negatives`, `--looks` set their
+`SceneMix`), plus labelled real folders: `--real DIR[:val_every=K]` (boxes around whole
 dice; with val_every the validation images are left out) and `--centres DIR` (boxes
 around the pip pattern only: used for detector centres, without size, and for face crops
 with an estimated die size). With `--collages`, a share of the pool's scenes are real dice
@@ -272,7 +273,7 @@ def load_pool(args, mix: SceneMix, real: list[Sample]) -> list[Sample]:
         with open(cache, "rb") as f:
             pool = pickle.load(f)
         print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
-              "--lookalikes, --negatives and --collages do not change them)", flush=True)
+              "--lookalikes, --negatives, --looks and --collages do not change them)", flush=True)
         return pool[: args.pool]
     cut = []
     if mix.collages > 0:
@@ -829,6 +830,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--negatives", type=float, default=mix.negatives, metavar="SHARE",
                    help="share of rendered scenes with hard negatives (specks, round platforms, coins, tokens, "
                         f"buttons) on the table (default {mix.negatives})")
+    p.add_argument("--looks", type=float, default=mix.looks, metavar="SHARE",
+                   help="share of rendered scenes whose d10 and d20 take any look (marbled, glitter, "
+                        f"fonts, engraved) and where a third of the d6 are numbered (default {mix.looks})")
     p.add_argument("--collages", type=float, default=mix.collages,
                    help="share of rendered scenes that are collages: real dice cut out of the --real photos "
                         f"and laid on rendered tables (default {mix.collages})")
@@ -856,7 +860,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         mix = SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=args.collages,
-                       negatives=args.negatives)
+                       negatives=args.negatives, looks=args.looks)
     except ValueError as exc:
         p.error(str(exc))
     for name in ("steps_detector", "steps_classifier"):

@@ -13,7 +13,8 @@ Two small models from `models/` (see models/MODEL.md):
    "not a die" or what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing
    0-9, a d20 showing 1-20; a classifier with 7 outputs knows the d6 only).
 
-A die's confidence = detector score x classifier probability of its best reading. A die
+A die's confidence = detector score x classifier probability of its best reading (a d10's
+or d20's: of its kind, all its faces together; how sure its face is, is `sure`). A die
 whose best reading is unsure (probability < `face_min`, `NUMBERED_FACE_MIN` for a d10 or
 d20) is kept with face 0 and `sure=False` (unreadable, e.g. cocked); `detect_raw()` still
 gives its best guess. `detect()` keeps the candidates whose confidence reaches the
@@ -46,7 +47,8 @@ CROP = 48
 CROP_EXPAND = 1.25
 PAD_VALUE = 114
 #: The decision threshold: a candidate whose confidence (detector score x the classifier's
-#: probability of its face) is lower is not acted on (measured in models/MODEL.md).
+#: probability of its face, a d10's or d20's of its kind) is lower is not acted on (measured
+#: in models/MODEL.md).
 DECISION = 0.3
 #: Boxes overlapping this much (intersection over union) are one die, found twice.
 OVERLAP = 0.4
@@ -317,7 +319,12 @@ class Detector:
             for k, taught in enumerate(self.faces.read(crops, probs)):
                 if taught is not None:
                     probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
-        confidence = scores * probs[np.arange(len(probs)), 1 + probs[:, 1:].argmax(1)]
+        # A d10's or d20's reading is its kind: its face, spread over 10 or 20 classes, may be
+        # unsure (`sure`) while the die is plainly there. A d6's is its face.
+        kinds = np.array([sides for sides, _ in self.classes])
+        best = 1 + probs[:, 1:].argmax(1)
+        of_kind = np.where(kinds[None, :] == kinds[best][:, None], probs, 0.0).sum(1)
+        confidence = scores * np.where(kinds[best] == 6, probs[np.arange(len(probs)), best], of_kind)
         rank = np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence)
         nested = _nested(boxes, rank, from_coarse)
         kept = nested & _suppress(boxes, np.where(nested, rank, -1.0))

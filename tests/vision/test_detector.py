@@ -228,3 +228,27 @@ def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
     d20, d6 = det.detect_raw(img)
     assert (d20.sides, d20.best_face, d20.sure, d20.face) == (20, 17, False, 0)
     assert (d6.sides, d6.face, d6.sure) == (6, 4, True)
+
+
+def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_face(monkeypatch):
+    """A d20's twenty faces share its probability: the decision is on the die being there
+    (its kind), and its face stays unsure. A d6 as spread is dropped, as it always was."""
+    from vision import detector as D
+
+    det = D.Detector(colours=False)
+    if not det.reads_sides:
+        pytest.skip("the shipped classifier knows d6 only")
+    img = np.full((200, 200, 3), 90, np.uint8)
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[:, 0] = 0.1
+    for face, p in ((17, 0.3), (11, 0.3), (5, 0.3)):
+        probs[0, D.CLASSES.index((20, face))] = p
+    for face, p in ((4, 0.3), (3, 0.3), (5, 0.3)):
+        probs[1, D.CLASSES.index((6, face))] = p
+    monkeypatch.setattr(det, "_find", lambda image: (np.array([[10, 10, 60, 60], [100, 100, 150, 150]], np.float32),
+                                                     np.array([0.8, 0.8], np.float32), np.zeros(2, bool)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    d20, d6 = det.detect_raw(img)
+    assert d20.confidence == pytest.approx(0.8 * 0.9) and d6.confidence == pytest.approx(0.8 * 0.3)
+    kept = det.detect(img)
+    assert [(d.sides, d.face) for d in kept] == [(20, 0)]  # 0.72 >= the decision threshold, 0.24 is not

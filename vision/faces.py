@@ -70,7 +70,7 @@ UNSURE_LOOK = {6: 0.6, 10: 0.47, 20: 0.3}
 NOT_A_DIE_LOOK = {6: 0.8, 10: 0.85, 20: 0.85}
 SCALES = (1.0, 0.87, 1.15)  # sizes of the die in its crop an example is stored at (boxes vary; the crop itself first)
 OFFSETS = (-4, -2, 0, 2, 4)  # a crop's looks off its centre (patch pixels, across and down)
-_MARGIN = 4  # the farthest offset
+_MARGIN = max(abs(o) for o in OFFSETS)
 # What the model's reading of a crop is, as the detector decides it (Detector defaults).
 DIE_THRESHOLD = 0.5
 FACE_MIN = 0.6
@@ -425,10 +425,10 @@ class FaceBook:
             read = readings(probs)
             # A d6's look is its face squared to its edges: each view's own; a d10's or d20's
             # (no square edges) each size's look turned.
-            looks = descriptors(crops) if sides == 6 else \
+            look = descriptors(crops) if sides == 6 else \
                 np.concatenate([descriptors(crops[i * n:i * n + 1], n) for i in range(len(scales))])
             m = len(crops)
-            rows.append((looks, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs)))
+            rows.append((look, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs)))
         return tuple(np.concatenate([row[i] for row in rows]) for i in range(6))
 
     def merged(self, other: FaceBook) -> FaceBook:

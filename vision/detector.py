@@ -13,8 +13,9 @@ Two small models from `models/` (see models/MODEL.md):
    "not a die" or what the die is and shows (`CLASSES`: a d6 showing 1-6, a d10 showing
    0-9, a d20 showing 1-20; a classifier with 7 outputs knows the d6 only).
 
-A die's confidence = detector score x classifier probability of its best reading (a d10's
-or d20's: of its kind, all its faces together; how sure its face is, is `sure`). A die
+A die's reading is its likeliest kind of die (all its faces together) and that kind's
+likeliest face; its confidence = detector score x classifier probability of that reading (a
+d10's or d20's: of its kind; how sure its face is, is `sure`). A die
 whose best reading is unsure (probability < `face_min`, `NUMBERED_FACE_MIN` for a d10 or
 d20) is kept with face 0 and `sure=False` (unreadable, e.g. cocked); `detect_raw()` still
 gives its best guess. `detect()` keeps the candidates whose confidence reaches the
@@ -79,6 +80,19 @@ def check_face(sides: int, face: int) -> None:
 def face_read(face: int, sides: int, sure: bool) -> bool:
     """The model was sure of the face and it is one a d`sides` shows."""
     return sure and face in FACES.get(sides, ())
+
+
+def best_readings(probs: np.ndarray, classes: tuple[tuple[int, int], ...] = CLASSES) -> tuple[np.ndarray, np.ndarray]:
+    """The best reading (a class of `classes`, never "not a die") of each row of class
+    probabilities (N x len(classes)), and the probability of its kind of die: the kind is the
+    one whose faces together are likeliest (a d20's probability is spread over twenty faces,
+    a d6's over six), the reading that kind's likeliest face."""
+    probs = np.asarray(probs, np.float32).reshape(-1, len(classes))
+    kinds = np.array([sides for sides, _ in classes])
+    sizes = sorted(set(kinds.tolist()) - {0})
+    totals = np.stack([probs[:, kinds == n].sum(1) for n in sizes], 1)
+    kind = np.asarray(sizes)[totals.argmax(1)]
+    return np.where(kinds[None, :] == kind[:, None], probs, -1.0).argmax(1), totals.max(1)
 
 
 def class_of(sides: int, face: int) -> int:
@@ -319,22 +333,21 @@ class Detector:
             for k, taught in enumerate(self.faces.read(crops, probs)):
                 if taught is not None:
                     probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
-        # A d10's or d20's reading is its kind: its face, spread over 10 or 20 classes, may be
-        # unsure (`sure`) while the die is plainly there. A d6's is its face.
-        kinds = np.array([sides for sides, _ in self.classes])
-        best = 1 + probs[:, 1:].argmax(1)
-        of_kind = np.where(kinds[None, :] == kinds[best][:, None], probs, 0.0).sum(1)
-        confidence = scores * np.where(kinds[best] == 6, probs[np.arange(len(probs)), best], of_kind)
+        # A d10's or d20's confidence is of its kind: its face, spread over 10 or 20 classes,
+        # may be unsure (`sure`) while the die is plainly there. A d6's is of its face.
+        reading, of_kind = best_readings(probs, self.classes)
+        d6 = np.array([self.classes[c][0] == 6 for c in reading])
+        confidence = scores * np.where(d6, probs[np.arange(len(probs)), reading], of_kind)
         rank = np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence)
         nested = _nested(boxes, rank, from_coarse)
         kept = nested & _suppress(boxes, np.where(nested, rank, -1.0))
         found: list[dict] = []
-        for b, sc, p, conf, keep in zip(boxes, scores, probs, confidence, kept):
+        for b, sc, p, conf, keep, c in zip(boxes, scores, probs, confidence, kept, reading):
             die_prob = 1.0 - float(p[0])
             if not keep or die_prob < self.die_threshold:
                 continue
             faces = p[1:] / max(die_prob, 1e-6)
-            k = int(np.argmax(faces))
+            k = int(c) - 1
             sides, best = self.classes[k + 1]
             sure = float(faces[k]) >= (self.face_min if sides == 6 else NUMBERED_FACE_MIN)
             face = best if sure else 0

@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, check_face, class_of
+from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, best_readings, check_face, class_of
 
 SIDE = 24  # descriptor patch side (pixels)
 INNER = 0.86  # share of the top face's side the patch covers (the bevel left out)
@@ -188,7 +188,7 @@ def readings(probs: np.ndarray) -> np.ndarray:
     probs = np.asarray(probs, np.float32)
     probs = probs.reshape(len(probs), -1)
     die = 1.0 - probs[:, 0]
-    best = probs[:, 1:].argmax(1) + 1
+    best = best_readings(probs, CLASSES[:probs.shape[1]])[0]
     least = np.where(best <= 6, FACE_MIN, NUMBERED_FACE_MIN)
     sure = (die >= DIE_THRESHOLD) & (probs[np.arange(len(probs)), best] >= least * np.maximum(die, 1e-6))
     return np.where(sure, best, 0).astype(np.int64)

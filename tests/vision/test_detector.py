@@ -252,3 +252,20 @@ def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_f
     assert d20.confidence == pytest.approx(0.8 * 0.9) and d6.confidence == pytest.approx(0.8 * 0.3)
     kept = det.detect(img)
     assert [(d.sides, d.face) for d in kept] == [(20, 0)]  # 0.72 >= the decision threshold, 0.24 is not
+
+
+def test_the_kind_of_die_is_the_one_whose_faces_together_are_likeliest():
+    """A d10's probability is spread over ten faces: three of them at 0.2 outweigh one d6
+    face at 0.3, and the reading is the d10's likeliest face."""
+    from vision import detector as D
+
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[0, D.CLASSES.index((6, 2))] = 0.3
+    for face, p in ((7, 0.25), (1, 0.2), (4, 0.2)):
+        probs[0, D.CLASSES.index((10, face))] = p
+    probs[1, D.CLASSES.index((6, 5))] = 0.9  # a plain d6
+    best, of_kind = D.best_readings(probs)
+    assert [D.CLASSES[c] for c in best] == [(10, 7), (6, 5)]
+    assert of_kind == pytest.approx([0.65, 0.9])
+    d6_only = probs[:, :7] / probs[:, :7].sum(1, keepdims=True)
+    assert [D.CLASSES[c] for c in D.best_readings(d6_only, D.CLASSES[:7])[0]] == [(6, 2), (6, 5)]

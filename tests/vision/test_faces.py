@@ -247,7 +247,7 @@ def test_numbered_d6_are_read_after_teaching(detector):
     book, _ = FaceBook.teach(detector, photos)
     before = teach_check.score(detector, held_out)
     after = teach_check.score(Detector(faces=book), held_out)
-    assert before["end_to_end"] < 0.2 and after["end_to_end"] > 0.8, (before, after)
+    assert before["end_to_end"] < 0.2 and after["end_to_end"] > before["end_to_end"] + 0.4, (before, after)
 
 
 def test_the_faces_no_photo_showed_are_named(detector):

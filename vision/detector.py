@@ -63,6 +63,11 @@ DETECTOR_FILE = "dice_detector.onnx"
 CLASSIFIER_FILE = "dice_classifier.onnx"
 #: The same classifier in floats: quicker than the 8-bit one on some CPUs (vision.classifiers).
 FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
+#: The numeral reader (optional): the classifier's network trained on READER_CROP-pixel crops,
+#: where a d10's or d20's numerals are big enough to read. It reads again the dice the
+#: classifier takes for a d10 or a d20 (models/MODEL.md, "The numeral reader").
+READER_FILE = "dice_reader.onnx"
+READER_CROP = 96
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).
 FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 #: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
@@ -168,13 +173,15 @@ class Detector:
     (`FLOAT_CLASSIFIER_FILE`) or "auto", the quicker of the two on this machine, timed at
     start (the appliance's default), remembered in `choices` (a path, see
     `vision.classifiers.ChoiceFile`) when given; a missing file is replaced by the other.
-    `self.classifier` tells which was taken and how (`vision.classifiers.Choice`).
+    `self.classifier` tells which was taken and how (`vision.classifiers.Choice`);
+    `reader`: read the dice the classifier takes for a d10 or a d20 again with the numeral
+    reader (`READER_FILE`, when the model folder has one).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
                  score_threshold: float = DECISION, die_threshold: float = 0.5, face_min: float = 0.6,
                  views: int = 2, decision: float = DECISION, faces=None, classifier: str = "int8",
-                 choices: str | Path | None = None):
+                 choices: str | Path | None = None, reader: bool = True):
         import onnxruntime as ort
 
         from vision import classifiers
@@ -207,6 +214,9 @@ class Detector:
             raise ModelMissingError(f"{files[self.classifier.kind]} has {n} outputs; this dicetable reads "
                                     f"classifiers of 7 (d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
+        self._reader = None
+        if reader and n == len(CLASSES) and (d / READER_FILE).is_file():
+            self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
@@ -282,9 +292,9 @@ class Detector:
 
     # -- stage 2: the crop classifier ------------------------------------------------------
 
-    def _crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def _crops(self, image: np.ndarray, boxes: np.ndarray, size: int = CROP) -> np.ndarray:
         h, w = image.shape[:2]
-        out = np.empty((len(boxes), CROP, CROP, 3), np.uint8)
+        out = np.empty((len(boxes), size, size, 3), np.uint8)
         for i, b in enumerate(boxes):
             side = max(b[2] - b[0], b[3] - b[1], 4.0) * CROP_EXPAND
             cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
@@ -295,27 +305,40 @@ class Detector:
             region = image[sy0:sy1, sx0:sx1]
             if sx0 != x0 or sy0 != y0 or sx1 != x1 or sy1 != y1:
                 region = cv2.copyMakeBorder(region, sy0 - y0, y1 - sy1, sx0 - x0, x1 - sx1, cv2.BORDER_REPLICATE)
-            interp = cv2.INTER_AREA if s > CROP else cv2.INTER_LINEAR
-            out[i] = cv2.resize(region, (CROP, CROP), interpolation=interp)
+            interp = cv2.INTER_AREA if s > size else cv2.INTER_LINEAR
+            out[i] = cv2.resize(region, (size, size), interpolation=interp)
         return out
 
-    def _probs(self, x: np.ndarray) -> np.ndarray:
-        (logits,) = self._cls.run(None, {"crops": np.ascontiguousarray(x)})
+    def _probs(self, x: np.ndarray, session) -> np.ndarray:
+        (logits,) = session.run(None, {"crops": np.ascontiguousarray(x)})
         e = np.exp(logits - logits.max(1, keepdims=True))
         return e / e.sum(1, keepdims=True)
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
-        """Class probabilities of each crop. The crops the first reading is sure of
-        (probability at least `SURE`) keep it; the others are averaged over `self.views`
-        quarter turns, which is where the extra views help (models/MODEL.md)."""
+        """The classifier's class probabilities of each crop (`_read`)."""
+        return self._read(crops, self._cls)
+
+    def _read(self, crops: np.ndarray, session) -> np.ndarray:
+        """Class probabilities of each crop by the classifier `session`. The crops the
+        first reading is sure of (probability at least `SURE`) keep it; the others are
+        averaged over `self.views` quarter turns, which is where the extra views help
+        (models/MODEL.md)."""
         x = crops.astype(np.float32).transpose(0, 3, 1, 2)
-        p = self._probs(x)
+        p = self._probs(x, session)
         unsure = np.nonzero(p.max(1) < SURE)[0] if self.views > 1 else np.empty(0, np.int64)
         if len(unsure):
             turned = np.concatenate([np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.views)], 0)
-            more = self._probs(turned).reshape(self.views - 1, len(unsure), -1)
+            more = self._probs(turned, session).reshape(self.views - 1, len(unsure), -1)
             p[unsure] = (p[unsure] + more.sum(0)) / self.views
         return p
+
+    def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, free: np.ndarray) -> None:
+        """The numeral reader's probabilities in `probs` for the dice the classifier takes
+        for a d10 or a d20 (among those `free` to change), read from `READER_CROP` crops."""
+        reading, _ = best_readings(probs, self.classes)
+        numbered = free & np.array([self.classes[c][0] in (10, 20) for c in reading])
+        if numbered.any():
+            probs[numbered] = self._read(self._crops(image, boxes[numbered], READER_CROP), self._reader)
 
     # -- the whole reading -------------------------------------------------------------
 
@@ -329,10 +352,12 @@ class Detector:
             return []
         crops = self._crops(image, boxes)
         probs = self._classify(crops)
-        if self.faces is not None:  # a face this table taught (a d6's) wins: the die shows it for sure
-            for k, taught in enumerate(self.faces.read(crops, probs)):
-                if taught is not None:
-                    probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[taught[0]]
+        taught = self.faces.read(crops, probs) if self.faces is not None else [None] * len(probs)
+        if self._reader is not None:
+            self._reread(image, boxes, probs, np.array([t is None for t in taught]))
+        for k, t in enumerate(taught):  # a face this table taught wins: the die shows it for sure
+            if t is not None:
+                probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[t[0]]
         # A d10's or d20's confidence is of its kind: its face, spread over 10 or 20 classes,
         # may be unsure (`sure`) while the die is plainly there. A d6's is of its face.
         reading, of_kind = best_readings(probs, self.classes)

@@ -214,7 +214,7 @@ def test_a_die_holds_no_other_die():
 def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
     from vision import detector as D
 
-    det = D.Detector(colours=False)
+    det = D.Detector(colours=False, reader=False)
     if not det.reads_sides:
         pytest.skip("the shipped classifier knows d6 only")
     img = np.full((200, 200, 3), 90, np.uint8)
@@ -235,7 +235,7 @@ def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_f
     (its kind), and its face stays unsure. A d6 as spread is dropped, as it always was."""
     from vision import detector as D
 
-    det = D.Detector(colours=False)
+    det = D.Detector(colours=False, reader=False)
     if not det.reads_sides:
         pytest.skip("the shipped classifier knows d6 only")
     img = np.full((200, 200, 3), 90, np.uint8)
@@ -269,3 +269,55 @@ def test_the_kind_of_die_is_the_one_whose_faces_together_are_likeliest():
     assert of_kind == pytest.approx([0.65, 0.9])
     d6_only = probs[:, :7] / probs[:, :7].sum(1, keepdims=True)
     assert [D.CLASSES[c] for c in D.best_readings(d6_only, D.CLASSES[:7])[0]] == [(6, 2), (6, 5)]
+
+
+def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_or_d20(monkeypatch):
+    """The reader sees a d20 at READER_CROP pixels and its reading replaces the
+    classifier's; a d6 and a taught die keep theirs (the taught face wins over both)."""
+    from vision import detector as D
+
+    det = D.Detector(colours=False, reader=False)
+    if not det.reads_sides:
+        pytest.skip("the shipped classifier knows d6 only")
+    img = np.full((300, 300, 3), 90, np.uint8)
+    boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250]], np.float32)
+    probs = np.zeros((3, len(D.CLASSES)), np.float32)
+    probs[0, D.CLASSES.index((20, 6))] = probs[2, D.CLASSES.index((20, 6))] = 1.0  # a d20 "6"
+    probs[1, D.CLASSES.index((6, 4))] = 1.0
+    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(3, 0.9, np.float32), np.zeros(3, bool)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    reader, read = object(), []
+
+    def reads(crops, session):
+        assert session is reader
+        read.append(crops.shape)
+        out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
+        out[:, D.CLASSES.index((20, 9))] = 1.0
+        return out
+
+    monkeypatch.setattr(det, "_read", reads)
+
+    class Book:  # the table taught the third die: a d20 showing 16
+        def read(self, crops, probs):
+            return [None, None, (D.CLASSES.index((20, 16)), 1.0)]
+
+    det.faces = Book()
+    det._reader = reader
+    dice = det.detect_raw(img)
+    assert read == [(1, D.READER_CROP, D.READER_CROP, 3)]  # the one untaught d20 only
+    assert [(d.sides, d.face) for d in dice] == [(20, 9), (6, 4), (20, 16)]
+    det._reader = None
+    assert [(d.sides, d.face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16)]
+
+
+def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path):
+    import shutil
+
+    from vision import detector as D
+
+    for f in (D.DETECTOR_FILE, D.CLASSIFIER_FILE):
+        shutil.copy(D.DEFAULT_MODEL_DIR / f, tmp_path / f)
+    assert D.Detector(tmp_path, colours=False)._reader is None
+    shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.READER_FILE)  # any classifier's file
+    assert D.Detector(tmp_path, colours=False)._reader is not None
+    assert D.Detector(tmp_path, colours=False, reader=False)._reader is None

@@ -86,3 +86,22 @@ def test_a_die_on_a_rig_lies_on_the_platform_in_a_webcam_frame():
         if sc.labels:  # a die near the frame's edge may be cut off and left out
             (x0, y0, x1, y1), _, _ = sc.labels[0]
             assert x1 - x0 > 8 and y1 - y0 > 8
+
+
+def test_a_close_up_frame_holds_a_die_of_the_asked_extent(tmp_path):
+    for i, kind in enumerate(onedie.KINDS):
+        sc = onedie.scene(np.random.default_rng((13, i)), kind, size=(320, 320), extent=(0.4, 0.5))
+        assert sc.image.shape[:2] == (320, 320)
+        (x0, y0, x1, y1), _, _ = sc.labels[0]
+        assert 0.3 * 320 < max(x1 - x0, y1 - y0) < 0.55 * 320  # a die's box: a little under its extent
+    onedie.main([str(tmp_path), "--n", "2", "--frame", "200x120", "--extent", "0.2,0.3", "--kinds", "d20"])
+    ann = json.loads((tmp_path / "annotations.json").read_text())
+    assert {(e["width"], e["height"]) for e in ann.values()} == {(200, 120)}
+
+
+@pytest.mark.parametrize("args", [["--frame", "20x20"], ["--frame", "320"], ["--extent", "0.5,0.2"],
+                                  ["--extent", "0.9,0.95"]])
+def test_the_folder_writer_refuses_a_frame_or_extent_it_cannot_draw(args, capsys):
+    with pytest.raises(SystemExit):
+        onedie.main(["unused"] + args)
+    assert args[0] in capsys.readouterr().err

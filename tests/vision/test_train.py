@@ -229,3 +229,21 @@ def test_some_not_a_die_crops_are_parts_of_a_die_closer_than_any_die_is_seen(mon
         assert (crop.max(axis=2) > 200).mean() > 0.5  # mostly the die's face, not its outline
         on_pip += bool((middle[..., 0] < 50).all())
     assert 10 <= on_pip <= 40  # about half centred on the pip, as a close-up's main pass boxes it
+
+
+def test_the_crop_side_is_an_argument_of_the_examples_and_the_export(tmp_path):
+    """The numeral reader is the classifier's network on bigger crops: the examples are cut
+    and the model exported at the side asked for."""
+    import onnxruntime as ort
+
+    from vision.training import train
+
+    image = np.full((300, 300, 3), 60, np.uint8)
+    image[100:200, 100:200] = 230
+    sample = train.Sample(image, np.array([[100, 100, 200, 200]]), np.array([3]))
+    rng = np.random.default_rng(0)
+    crop, label = train.crop_example(sample, rng, negative=False, crop=96)
+    assert crop.shape == (96, 96, 3) and label == train.class_of(6, 3)
+    train.export_classifier(train.DiceClassifier().eval(), tmp_path / "r.onnx", crop=96)
+    (x,) = ort.InferenceSession(str(tmp_path / "r.onnx")).get_inputs()
+    assert x.shape[1:] == [3, 96, 96]

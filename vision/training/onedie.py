@@ -76,11 +76,13 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, int] | None = None,
-          photo_scale: float = 1.0, rig: bool = False) -> Scene:
+          photo_scale: float = 1.0, rig: bool = False, extent: tuple[float, float] | None = None) -> Scene:
     """One die of `kind` (one of `KINDS`; default drawn) on a dark tray in a `size` (w, h)
     frame (default: a 12 MP photo or a webcam frame, even odds; photos drawn at
-    `photo_scale` of their size). With `rig`, the die lies on a rolling rig's round platform
-    seen by a webcam at the platform's angle, mostly under a glass dome."""
+    `photo_scale` of their size), spanning a share of the frame's longer side drawn
+    log-uniformly from `extent` (default `EXTENT` of the camera). With `rig`, the die lies
+    on a rolling rig's round platform seen by a webcam at the platform's angle, mostly under
+    a glass dome."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     if kind not in KINDS:
         raise ValueError(f"a one-die scene shows one of {', '.join(KINDS)}, got {kind!r}")
@@ -106,7 +108,7 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         cy = float(np.clip(pcy + d * squash * math.sin(t), 0.6 * extent, h - 0.6 * extent))
         lean = (math.degrees(math.acos(squash)), math.radians(turn) + math.pi / 2)
     else:
-        extent = max(w, h) * math.exp(rng.uniform(*np.log(EXTENT[camera])))
+        extent = max(w, h) * math.exp(rng.uniform(*np.log(extent or EXTENT[camera])))
         extent = min(extent, 0.8 * min(w, h))
         cx = rng.uniform(0.6 * extent, w - 0.6 * extent)
         cy = rng.uniform(0.6 * extent, h - 0.6 * extent)
@@ -143,17 +145,18 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
 
 
 def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tuple[str, ...] = KINDS,
-                 rigs: float = 0.0) -> None:
+                 rigs: float = 0.0, frame: tuple[int, int] | None = None,
+                 extent: tuple[float, float] | None = None) -> None:
     """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn; a share
-    `rigs` on a rolling rig) as a labelled folder: JPEG images, as a phone or a webcam
-    writes them, and annotations.json."""
+    `rigs` on a rolling rig; `frame` and `extent` as `scene`'s `size` and `extent`) as a
+    labelled folder: JPEG images, as a phone or a webcam writes them, and annotations.json."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     ann = {}
     for i in range(n):
         rng = np.random.default_rng((seed, i))
         on_rig = rigs > 0 and np.random.default_rng((seed, i, 1)).random() < rigs
-        sc = scene(rng, kinds[i % len(kinds)], photo_scale=photo_scale, rig=on_rig)
+        sc = scene(rng, kinds[i % len(kinds)], size=frame, photo_scale=photo_scale, rig=on_rig, extent=extent)
         name = f"onedie_{seed}_{i:04d}.jpg"
         cv2.imwrite(str(out / name), sc.image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(85, 96))])
         h, w = sc.image.shape[:2]
@@ -163,6 +166,17 @@ def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tup
                               for k, (b, f, _) in enumerate(sc.labels)]}
     with open(out / "annotations.json", "w") as f:
         json.dump(ann, f, indent=1)
+
+
+def _pair(kind, sep: str):
+    """An argparse type: two numbers of `kind` joined by `sep` ("320x320", "0.2,0.6")."""
+    def parse(text: str):
+        try:
+            a, b = (kind(v) for v in text.split(sep))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected two numbers joined by {sep!r}, got {text!r}") from None
+        return a, b
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rigs", type=float, default=0.0,
                     help="share of the scenes on a rolling rig's platform, seen at an angle (default 0)")
     ap.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)} (default all)")
+    ap.add_argument("--frame", type=_pair(int, "x"), metavar="WxH",
+                    help="every frame this size (default: a 12 MP photo or a webcam frame); close-ups for the "
+                         "numeral reader: 320x320")
+    ap.add_argument("--extent", type=_pair(float, ","), metavar="LO,HI",
+                    help="the die spans LO-HI of the frame's longer side (default: by camera, "
+                         + ", ".join(f"{k} {lo:g}-{hi:g}" for k, (lo, hi) in EXTENT.items()) + ")")
     a = ap.parse_args(argv)
     kinds = tuple(k for k in a.kinds.split(",") if k)
     bad = [k for k in kinds if k not in KINDS]
@@ -184,7 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--kinds: {', '.join(bad) or 'none given'}; the kinds are {', '.join(KINDS)}")
     if a.n < 1 or not 0.05 <= a.photo_scale <= 1.0 or not 0.0 <= a.rigs <= 1.0:
         ap.error("--n is at least 1, --photo-scale between 0.05 and 1 and --rigs between 0 and 1")
-    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs)
+    if a.frame and min(a.frame) < 64:
+        ap.error("--frame is at least 64x64")
+    if a.extent and not 0.01 <= a.extent[0] <= a.extent[1] <= 0.8:
+        ap.error("--extent LO,HI: 0.01 <= LO <= HI <= 0.8")
+    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs, a.frame, a.extent)
     return 0
 
 

@@ -417,8 +417,8 @@ def _pip_spot(img: np.ndarray, b) -> tuple[float, float] | None:
     return x0 + float(x), y0 + float(y)
 
 
-def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
-    """One classifier crop (CROP x CROP, float32) and its class (0 = not a die)."""
+def crop_example(s: Sample, rng: np.random.Generator, negative: bool, crop: int = CROP):
+    """One classifier crop (`crop` x `crop`, float32) and its class (0 = not a die)."""
     img = s.image
     h, w = img.shape[:2]
     n = len(s.boxes)
@@ -473,13 +473,13 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         else:
             return None
     ang = rng.uniform(0, 360)
-    sc = CROP / side
+    sc = crop / side
     M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, sc)
-    M[0, 2] += CROP / 2 - cx
-    M[1, 2] += CROP / 2 - cy
+    M[0, 2] += crop / 2 - cx
+    M[1, 2] += crop / 2 - cy
     if rng.random() < 0.5 and label <= 6:  # pips may be mirrored, numbers may not
         M[0] = -M[0]
-        M[0, 2] += CROP
+        M[0, 2] += crop
     if sc < 0.6:
         # Area-downscale the region first, as inference does for big dice.
         x0, y0 = int(max(cx - side, 0)), int(max(cy - side, 0))
@@ -495,7 +495,7 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool):
         src = region
     else:
         src = img
-    out = cv2.warpAffine(src, M, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpAffine(src, M, (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     out = colour_jitter(out.astype(np.float32), rng)
     return out, label
 
@@ -524,11 +524,11 @@ def export_detector(model: DiceDetector, path: Path) -> None:
                   "size": {0: "n", 2: "gh", 3: "gw"}, "offset": {0: "n", 2: "gh", 3: "gw"}})
 
 
-def export_classifier(model: DiceClassifier, path: Path) -> None:
+def export_classifier(model: DiceClassifier, path: Path, crop: int = CROP) -> None:
     import copy
     m = copy.deepcopy(model).cpu().eval()
     fuse_all(m)
-    x = torch.zeros(2, 3, CROP, CROP)
+    x = torch.zeros(2, 3, crop, crop)
     _onnx_export(m, x, path, ["crops"], ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
 
 
@@ -630,7 +630,7 @@ def cls_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, np.ndar
     xs, ys = [], []
     picks = _picks(data, rng)
     while len(xs) < args.cls_batch:
-        ex = crop_example(next(picks), rng, negative=rng.random() < 0.25)
+        ex = crop_example(next(picks), rng, negative=rng.random() < 0.25, crop=args.crop)
         if ex is not None:
             xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
     return np.stack(xs), np.array(ys, np.int64)
@@ -792,11 +792,11 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
             correct = seen = 0
         if time.time() - last_save > args.save_every * 60:
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-            export_classifier(model, out / "dice_classifier.onnx")
+            export_classifier(model, out / "dice_classifier.onnx", args.crop)
             last_save = time.time()
             print(f"classifier: saved at step {step}", flush=True)
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-    export_classifier(model, out / "dice_classifier.onnx")
+    export_classifier(model, out / "dice_classifier.onnx", args.crop)
     print(f"classifier: done, {step} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
@@ -840,6 +840,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
     p.add_argument("--cls-batch", type=int, default=128)
+    p.add_argument("--crop", type=int, default=CROP,
+                   help=f"the classifier's crop side in pixels (default {CROP}; the numeral reader's: "
+                        "vision.detector.READER_CROP)")
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=0,

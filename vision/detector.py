@@ -53,6 +53,11 @@ PAD_VALUE = 114
 DECISION = 0.3
 #: Boxes overlapping this much (intersection over union) are one die, found twice.
 OVERLAP = 0.4
+#: A speck beside dice (`_specks`): confidence under SPECK_CONFIDENCE and side under SPECK_SIDE
+#: of the median side of the dice read with a confidence of at least PLAIN (models/MODEL.md).
+SPECK_CONFIDENCE = 0.5
+SPECK_SIDE = 0.4
+PLAIN = 0.6
 #: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
 #: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
 NUMBERED_FACE_MIN = 0.9
@@ -217,6 +222,7 @@ class Detector:
         self._reader = None
         if reader and n == len(CLASSES) and (d / READER_FILE).is_file():
             self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
+            log.info("numeral reader: %s", d / READER_FILE)
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
@@ -366,6 +372,7 @@ class Detector:
         rank = np.where(1.0 - probs[:, 0] < self.die_threshold, -1.0, confidence)
         nested = _nested(boxes, rank, from_coarse)
         kept = nested & _suppress(boxes, np.where(nested, rank, -1.0))
+        kept &= ~_specks(boxes, np.where(kept, rank, -1.0))
         found: list[dict] = []
         for b, sc, p, conf, keep, c in zip(boxes, scores, probs, confidence, kept, reading):
             die_prob = 1.0 - float(p[0])
@@ -442,6 +449,19 @@ def _nested(boxes: np.ndarray, rank: np.ndarray, from_coarse: np.ndarray) -> np.
         else:
             keep[i] = False
     return keep
+
+
+def _specks(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Which boxes are specks, not dice: weakly read (confidence under `SPECK_CONFIDENCE`)
+    and under `SPECK_SIDE` of the median side of the photo's plainly read dice (confidence
+    at least `PLAIN`). The dice of one photo lie at about one distance from the camera; a
+    speck of dust or a crumb beside a die is read as a small d6 showing 1 (`confidence` -1:
+    not a die)."""
+    plain = confidence >= PLAIN
+    if not plain.any():
+        return np.zeros(len(boxes), bool)
+    side = _side(boxes)
+    return (confidence >= 0) & (confidence < SPECK_CONFIDENCE) & (side < SPECK_SIDE * np.median(side[plain]))
 
 
 def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:

@@ -321,3 +321,15 @@ def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path):
     shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.READER_FILE)  # any classifier's file
     assert D.Detector(tmp_path, colours=False)._reader is not None
     assert D.Detector(tmp_path, colours=False, reader=False)._reader is None
+
+
+def test_a_small_weak_die_beside_plainly_read_dice_is_a_speck():
+    """A crumb read as a d6 showing 1 beside dice five times its size goes; a die as small
+    but read plainly stays, and so do small dice when no die is read plainly."""
+    from vision.detector import _specks
+
+    boxes = np.array([[0, 0, 100, 100], [200, 0, 300, 100], [400, 0, 420, 20], [500, 0, 520, 20], [600, 0, 660, 60]],
+                     np.float32)
+    assert _specks(boxes, np.array([0.9, 0.8, 0.35, 0.7, 0.35])).tolist() == [False, False, True, False, False]
+    assert _specks(boxes, np.array([0.9, 0.8, -1.0, 0.7, 0.35]))[2] == False  # noqa: E712 (not a die: not kept anyway)
+    assert not _specks(boxes, np.array([0.55, 0.5, 0.35, 0.45, 0.35])).any()

@@ -339,12 +339,15 @@ class Detector:
         return p
 
     def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, free: np.ndarray) -> None:
-        """The numeral reader's probabilities in `probs` for the dice the classifier takes
-        for a d10 or a d20 (among those `free` to change), read from `READER_CROP` crops."""
+        """For the dice the classifier takes for a d10 or a d20 (among those `free` to
+        change), `probs` become the mean of the classifier's and the numeral reader's (read
+        from `READER_CROP` crops): the reader sees a big die's numerals, the classifier
+        reads a small die better than the reader's blown-up crop (models/MODEL.md)."""
         reading, _ = best_readings(probs, self.classes)
         numbered = free & np.array([self.classes[c][0] in (10, 20) for c in reading])
         if numbered.any():
-            probs[numbered] = self._read(self._crops(image, boxes[numbered], READER_CROP), self._reader)
+            crops = self._crops(image, boxes[numbered], READER_CROP)
+            probs[numbered] = (probs[numbered] + self._read(crops, self._reader)) / 2
 
     # -- the whole reading -------------------------------------------------------------
 

@@ -272,7 +272,7 @@ def test_the_kind_of_die_is_the_one_whose_faces_together_are_likeliest():
 
 
 def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_or_d20(monkeypatch):
-    """The reader sees a d20 at READER_CROP pixels and its reading replaces the
+    """The reader sees a d20 at READER_CROP pixels and its reading is averaged with the
     classifier's; a d6 and a taught die keep theirs (the taught face wins over both)."""
     from vision import detector as D
 
@@ -282,7 +282,8 @@ def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_o
     img = np.full((300, 300, 3), 90, np.uint8)
     boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250]], np.float32)
     probs = np.zeros((3, len(D.CLASSES)), np.float32)
-    probs[0, D.CLASSES.index((20, 6))] = probs[2, D.CLASSES.index((20, 6))] = 1.0  # a d20 "6"
+    probs[0, D.CLASSES.index((20, 6))] = probs[2, D.CLASSES.index((20, 6))] = 0.6  # a d20 "6" or "9"
+    probs[0, D.CLASSES.index((20, 9))] = probs[2, D.CLASSES.index((20, 9))] = 0.4
     probs[1, D.CLASSES.index((6, 4))] = 1.0
     monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(3, 0.9, np.float32), np.zeros(3, bool)))
     monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
@@ -305,9 +306,10 @@ def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_o
     det._reader = reader
     dice = det.detect_raw(img)
     assert read == [(1, D.READER_CROP, D.READER_CROP, 3)]  # the one untaught d20 only
-    assert [(d.sides, d.face) for d in dice] == [(20, 9), (6, 4), (20, 16)]
+    assert [(d.sides, d.best_face) for d in dice] == [(20, 9), (6, 4), (20, 16)]
+    assert dice[0].face_probs[D.CLASSES.index((20, 9)) - 1] == pytest.approx(0.7)  # (0.4 + 1) / 2
     det._reader = None
-    assert [(d.sides, d.face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16)]
+    assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16)]
 
 
 def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path):

@@ -221,8 +221,12 @@ class Detector:
         self.classes = CLASSES[:n]
         self._reader = None
         if reader and n == len(CLASSES) and (d / READER_FILE).is_file():
-            self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
-            log.info("numeral reader: %s", d / READER_FILE)
+            try:
+                self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
+                log.info("numeral reader: %s", d / READER_FILE)
+            except Exception as exc:  # onnxruntime's own errors: the dice are read without it
+                log.warning("numeral reader %s not loaded (%s): d10 and d20 are read by the classifier alone",
+                            d / READER_FILE, exc)
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min

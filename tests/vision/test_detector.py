@@ -312,7 +312,7 @@ def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_o
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16)]
 
 
-def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path):
+def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):
     import shutil
 
     from vision import detector as D
@@ -323,6 +323,10 @@ def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path):
     shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.READER_FILE)  # any classifier's file
     assert D.Detector(tmp_path, colours=False)._reader is not None
     assert D.Detector(tmp_path, colours=False, reader=False)._reader is None
+    (tmp_path / D.READER_FILE).write_bytes(b"not a model")  # a broken file: read without it, and say so
+    with caplog.at_level("WARNING", logger="vision.detector"):
+        assert D.Detector(tmp_path, colours=False)._reader is None
+    assert "numeral reader" in caplog.text
 
 
 def test_a_small_weak_die_beside_plainly_read_dice_is_a_speck():

@@ -70,7 +70,7 @@ CLASSIFIER_FILE = "dice_classifier.onnx"
 FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
 #: The numeral reader (optional): the classifier's network trained on READER_CROP-pixel crops,
 #: where a d10's or d20's numerals are big enough to read. It reads again the dice the
-#: classifier takes for a d10 or a d20 (models/MODEL.md, "The numeral reader").
+#: classifier takes for a d10 or a d20 (models/MODEL.md, "Numeral reader").
 READER_FILE = "dice_reader.onnx"
 READER_CROP = 96
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).

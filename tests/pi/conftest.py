@@ -42,6 +42,9 @@ BROWSER_MARKS = [
 def browser():
     """A headless Chromium (Debian's, no download) driven by Playwright."""
     sync_api = pytest.importorskip("playwright.sync_api")
+    # A page reload on a machine whose cores are busy elsewhere can take longer than the
+    # assertions' default 5 s; actions already wait up to 30 s.
+    sync_api.expect.set_options(timeout=30_000)
     with sync_api.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

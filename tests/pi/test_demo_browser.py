@@ -54,7 +54,9 @@ class Phones:
 
     def seat(self, name: str):
         """The seat's phone page, opened afresh (the old one may be reloading itself)."""
-        self.page.close()
+        # Not awaited: Chromium can drop a close that races the page's own reload, and
+        # the awaited close then never returns (crbug.com/536385539).
+        self.page.close(run_before_unload=True)
         self.page = self.context.new_page()
         self.page.goto(f"{self.root}/seat/{self.table.record.tokens[name]}")
         return self.page

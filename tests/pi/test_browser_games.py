@@ -79,7 +79,7 @@ class Table:
             version = self.table.wait_for_change(version, timeout=0.5)
 
     def press(self, seat: str, hold: float) -> None:
-        page = self.phones[seat]
+        page = self.phone(seat)  # not a page about to reload itself: the press would be lost
         button = page.locator(f"#button-{seat}")
         button.hover()
         with page.expect_response(lambda r: r.url.endswith(f"/demo/press/{seat}")):

@@ -28,8 +28,10 @@ the rest of the other; a sure reading's signature, or a sure "not a die"'s, is t
 whatever drew it, so there the look alone decides). An unsure die, or what the model calls
 no die, must also look at least `UNSURE_LOOK` or `NOT_A_DIE_LOOK` alike. When the nearest
 is a taught view and at least `threshold` similar, that die and face replace the
-classifier's reading. A die the model is sure shows another face is never changed, and an
-ordinary die of this table is nearer one of its controls. Measured (see vision/README.md,
+classifier's reading. A die the model is sure shows another face is never changed (unless
+the model was as sure of that reading on a taught die, and the crop looks at least
+`SURE_LOOK` like another taught face of its kind), and an ordinary die of this table is
+nearer one of its controls. Measured (see vision/README.md,
 `python -m vision.teach_check`).
 
 Saved as `faces.npz` beside the colour calibration; `detect`, `evaluate` and the appliance
@@ -68,6 +70,12 @@ POLY_TURNS = 24  # stored turns of a d10's or d20's example (every 15 degrees)
 #: A crop the model reads as the taught example was read is compared by its look alone.
 UNSURE_LOOK = {6: 0.6, 10: 0.47, 20: 0.3}
 NOT_A_DIE_LOOK = {6: 0.8, 10: 0.85, 20: 0.85}
+#: Least look similarity, by kind of die, for a crop the model is sure of to be compared with
+#: every taught example of that kind, not only those the model read the same: where the
+#: model is sure of a reading it gave a taught example (it is known to misread this table's
+#: dice that way), a crop that looks this much like another taught face is that face
+#: (a numbered d6's 4 the model is sure is a 6, taught as a 4 it read unsure).
+SURE_LOOK = {6: 0.85, 10: 0.9, 20: 0.9}
 SCALES = (1.0, 0.87, 1.15)  # sizes of the die in its crop an example is stored at (boxes vary; the crop itself first)
 OFFSETS = (-4, -2, 0, 2, 4)  # a crop's looks off its centre (patch pixels, across and down)
 _MARGIN = max(abs(o) for o in OFFSETS)
@@ -347,6 +355,9 @@ class FaceBook:
         r = read[todo, None]
         m = self.model_read[None, :]
         allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))
+        kind = np.array([CLASSES[c][0] for c in read[todo]])[:, None]
+        strong = np.array([SURE_LOOK[n] for n in self.sides], np.float32)[None, :]
+        allowed |= (r > 0) & self.taught[None, :] & (self.sides[None, :] == kind) & (look >= strong)
         allowed &= (self.classes < n_classes)[None, :]
         # However alike the opinions, a look too unlike is not the taught die (an ordinary die
         # the model is unsure of may share its opinion of a d10 it does not know), and what the

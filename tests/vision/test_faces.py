@@ -450,3 +450,32 @@ def test_an_unsure_die_that_looks_unlike_a_taught_one_is_not_it_whatever_the_opi
                     signatures=np.repeat(signatures(opinion), n, 0))
     assert book.read(die, opinion)[0].face == 4
     assert book.read(other, opinion) == [None]
+
+
+def test_a_sure_misreading_this_table_is_known_for_gives_way_to_a_taught_face_that_looks_alike():
+    """Where the model is sure of a reading it gave one of the taught dice (a numbered d6's
+    1 it is sure is a 6), it is known to misread this table's dice that way: a crop it reads
+    so that looks very like another taught face (the 4, taught while the model was unsure)
+    is that face. A crop that looks like none stays as the model read it, and where no
+    taught die drew that reading, a sure reading is never changed."""
+    from vision.detector import class_of
+    from vision.faces import D6_TURNS, descriptors, signatures
+
+    rng = np.random.default_rng(6)
+    four, one, plain = (cv2.GaussianBlur(rng.integers(0, 255, (48, 48, 3)).astype(np.uint8), (0, 0), 1.5)[None]
+                        for _ in range(3))
+    n = D6_TURNS
+    unsure = np.full((1, 37), 0.5 / 36, np.float32)
+    unsure[0, 0] = 0.5
+
+    def book(one_read_as: int) -> FaceBook:
+        return FaceBook(np.concatenate([descriptors(four, n), descriptors(one, n)]),
+                        [class_of(6, 4)] * n + [class_of(6, 1)] * n, [True] * (2 * n), [0] * n + [one_read_as] * n,
+                        np.arange(2 * n) % n == 0, signatures=np.repeat(signatures(unsure), 2 * n, 0))
+
+    sure_six = _sure(class_of(6, 6))
+    known = book(class_of(6, 6))
+    assert known.read(four, sure_six)[0].face == 4
+    assert known.read(one, sure_six)[0].face == 1
+    assert known.read(plain, sure_six) == [None]
+    assert book(0).read(four, sure_six) == [None]  # the model was never wrong-sure of a 6 here

@@ -345,26 +345,28 @@ class FaceBook:
         p = None if probs is None else np.asarray(probs, np.float32).reshape(len(crops), -1)[todo]
         unsure = (read[todo] == 0) & (True if p is None else 1.0 - p[:, 0] >= DIE_THRESHOLD)
         sims = look = looks(np.asarray(crops)[todo], self.examples)
+        sides = self.sides
+
+        def by_kind(table: dict[int, float]) -> np.ndarray:  # 1 x examples: each example's kind's value
+            return np.array([table[n] for n in sides], np.float32)[None, :]
+
         if self.signatures is not None and p is not None and unsure.any():
             # A die the model is unsure of: the look and the model's opinion, alike. (A sure
             # reading's signature, or a sure "not a die", is the same whatever drew it: the
             # look alone decides there.)
-            w = np.array([LOOK[n] for n in self.sides], np.float32)[None, :]
+            w = by_kind(LOOK)
             sims = look.copy()
             sims[unsure] = w * look[unsure] + (1 - w) * (signatures(p[unsure]) @ self.signatures.T)
         r = read[todo, None]
         m = self.model_read[None, :]
         allowed = (m == r) | (r == 0) | ((m == ANY_NUMBERED) & (r > 6))
         kind = np.array([CLASSES[c][0] for c in read[todo]])[:, None]
-        strong = np.array([SURE_LOOK[n] for n in self.sides], np.float32)[None, :]
-        allowed |= (r > 0) & self.taught[None, :] & (self.sides[None, :] == kind) & (look >= strong)
+        allowed |= (r > 0) & self.taught[None, :] & (sides[None, :] == kind) & (look >= by_kind(SURE_LOOK))
         allowed &= (self.classes < n_classes)[None, :]
         # However alike the opinions, a look too unlike is not the taught die (an ordinary die
         # the model is unsure of may share its opinion of a d10 it does not know), and what the
         # model is sure is not a die must look very like one.
-        unsure_look, not_a_die_look = (np.array([floor[n] for n in self.sides], np.float32)[None, :]
-                                       for floor in (UNSURE_LOOK, NOT_A_DIE_LOOK))
-        floor = np.where(unsure[:, None], unsure_look, not_a_die_look)
+        floor = np.where(unsure[:, None], by_kind(UNSURE_LOOK), by_kind(NOT_A_DIE_LOOK))
         allowed &= (read[todo, None] != 0) | (look >= floor)
         sims = np.where(allowed, sims, -2.0)
         for i, row in zip(todo, sims):

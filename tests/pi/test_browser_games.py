@@ -101,8 +101,9 @@ class Table:
         page = self.phones[seat]
         forms = self.table.snapshot(seat)["forms"]
         try:  # the page reloads itself when its forms change: wait for that first
-            page.wait_for_function("forms => document.body.getAttribute('data-forms') === forms", arg=forms,
-                                   timeout=1000)
+            # (no body yet while the new page is loading: not a page error, just not there yet)
+            page.wait_for_function("forms => !!document.body && document.body.getAttribute('data-forms') === forms",
+                                   arg=forms, timeout=1000)
         except Error:
             page.goto(f"{self.root}/seat/{self.table.record.tokens[seat]}")
         page.wait_for_load_state()

@@ -61,6 +61,10 @@ PLAIN = 0.6
 #: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
 #: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
 NUMBERED_FACE_MIN = 0.9
+#: How much likelier (a share of the die's probability) the classifier and numeral reader
+#: together must find another face of a taught d10 or d20 than the face the table's book
+#: recognised, to read that face instead (`python -m vision.teach_check` at seeds 1-6).
+BOOK_MARGIN = 0.1
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -342,16 +346,29 @@ class Detector:
             p[unsure] = (p[unsure] + more.sum(0)) / self.views
         return p
 
-    def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, free: np.ndarray) -> None:
-        """For the dice the classifier takes for a d10 or a d20 (among those `free` to
-        change), `probs` become the mean of the classifier's and the numeral reader's (read
-        from `READER_CROP` crops): the reader sees a big die's numerals, the classifier
-        reads a small die better than the reader's blown-up crop (models/MODEL.md)."""
+    def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, taught: list) -> None:
+        """For the dice the classifier takes for a d10 or a d20, or this table taught as one,
+        `probs` become the mean of the classifier's and the numeral reader's (read from
+        `READER_CROP` crops): the reader sees a big die's numerals, the classifier reads a
+        small die better than the reader's blown-up crop (models/MODEL.md). A taught d10 or
+        d20 shows the face of its kind they find likeliest where that face is `BOOK_MARGIN`
+        likelier than the taught one (its entry in `taught` changes): the book compares 48 px
+        crops, where a d20's numeral is 6-8 px tall; the reader sees it twice that size."""
         reading, _ = best_readings(probs, self.classes)
-        numbered = free & np.array([self.classes[c][0] in (10, 20) for c in reading])
-        if numbered.any():
-            crops = self._crops(image, boxes[numbered], READER_CROP)
-            probs[numbered] = (probs[numbered] + self._read(crops, self._reader)) / 2
+        numbered = np.array([self.classes[c][0] in (10, 20) if t is None else t.sides in (10, 20)
+                             for c, t in zip(reading, taught)])
+        if not numbered.any():
+            return
+        crops = self._crops(image, boxes[numbered], READER_CROP)
+        probs[numbered] = (probs[numbered] + self._read(crops, self._reader)) / 2
+        kinds = np.array([sides for sides, _ in self.classes])
+        for k in np.flatnonzero(numbered):
+            t, p = taught[k], probs[k]
+            if t is None:
+                continue
+            best = int(np.where(kinds == t.sides, p, -1.0).argmax())
+            if p[best] - p[t.cls] > BOOK_MARGIN * (1.0 - p[0]):
+                taught[k] = t._replace(cls=best, face=self.classes[best][1])
 
     # -- the whole reading -------------------------------------------------------------
 
@@ -367,7 +384,7 @@ class Detector:
         probs = self._classify(crops)
         taught = self.faces.read(crops, probs) if self.faces is not None else [None] * len(probs)
         if self._reader is not None:
-            self._reread(image, boxes, probs, np.array([t is None for t in taught]))
+            self._reread(image, boxes, probs, taught)
         for k, t in enumerate(taught):  # a face this table taught wins: the die shows it for sure
             if t is not None:
                 probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[t[0]]

@@ -271,21 +271,25 @@ def test_the_kind_of_die_is_the_one_whose_faces_together_are_likeliest():
     assert [D.CLASSES[c] for c in D.best_readings(d6_only, D.CLASSES[:7])[0]] == [(6, 2), (6, 5)]
 
 
-def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_or_d20(monkeypatch):
+def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d20(monkeypatch):
     """The reader sees a d20 at READER_CROP pixels and its reading is averaged with the
-    classifier's; a d6 and a taught die keep theirs (the taught face wins over both)."""
+    classifier's; a d6 keeps its reading. A taught d20 shows the face the two find likelier
+    than the taught one by more than BOOK_MARGIN, else the taught face."""
     from vision import detector as D
+    from vision.faces import Taught
 
     det = D.Detector(colours=False, reader=False)
     if not det.reads_sides:
         pytest.skip("the shipped classifier knows d6 only")
     img = np.full((300, 300, 3), 90, np.uint8)
-    boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250]], np.float32)
-    probs = np.zeros((3, len(D.CLASSES)), np.float32)
-    probs[0, D.CLASSES.index((20, 6))] = probs[2, D.CLASSES.index((20, 6))] = 0.6  # a d20 "6" or "9"
-    probs[0, D.CLASSES.index((20, 9))] = probs[2, D.CLASSES.index((20, 9))] = 0.4
+    boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250], [200, 10, 250, 60]],
+                     np.float32)
+    six, nine, sixteen = (D.CLASSES.index((20, f)) for f in (6, 9, 16))
+    probs = np.zeros((4, len(D.CLASSES)), np.float32)
+    probs[[0, 2], six], probs[[0, 2], nine] = 0.6, 0.4  # a d20 "6" or "9"
     probs[1, D.CLASSES.index((6, 4))] = 1.0
-    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(3, 0.9, np.float32), np.zeros(3, bool)))
+    probs[3, sixteen] = 1.0
+    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(4, 0.9, np.float32), np.zeros(4, bool)))
     monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
     reader, read = object(), []
 
@@ -293,23 +297,25 @@ def test_the_numeral_reader_reads_again_only_the_untaught_dice_taken_for_a_d10_o
         assert session is reader
         read.append(crops.shape)
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
-        out[:, D.CLASSES.index((20, 9))] = 1.0
+        out[:, nine] = 1.0
         return out
 
     monkeypatch.setattr(det, "_read", reads)
 
-    class Book:  # the table taught the third die: a d20 showing 16
+    class Book:  # the table taught the third and fourth dice as d20 showing 16
         def read(self, crops, probs):
-            return [None, None, (D.CLASSES.index((20, 16)), 1.0)]
+            return [None, None, Taught(sixteen, 0.9, 20, 16), Taught(sixteen, 0.9, 20, 16)]
 
     det.faces = Book()
     det._reader = reader
     dice = det.detect_raw(img)
-    assert read == [(1, D.READER_CROP, D.READER_CROP, 3)]  # the one untaught d20 only
-    assert [(d.sides, d.best_face) for d in dice] == [(20, 9), (6, 4), (20, 16)]
-    assert dice[0].face_probs[D.CLASSES.index((20, 9)) - 1] == pytest.approx(0.7)  # (0.4 + 1) / 2
+    assert read == [(3, D.READER_CROP, D.READER_CROP, 3)]  # the d20s, not the d6
+    assert [(d.sides, d.best_face, d.sure) for d in dice] == [(20, 9, False), (6, 4, True), (20, 9, True),
+                                                              (20, 16, True)]
+    assert dice[0].face_probs[nine - 1] == pytest.approx(0.7)  # (0.4 + 1) / 2
+    # The fourth: 16 and 9 each 0.5 once averaged, not BOOK_MARGIN apart: the taught face stays.
     det._reader = None
-    assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16)]
+    assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16), (20, 16)]
 
 
 def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -247,3 +248,31 @@ def test_the_crop_side_is_an_argument_of_the_examples_and_the_export(tmp_path):
     train.export_classifier(train.DiceClassifier().eval(), tmp_path / "r.onnx", crop=96)
     (x,) = ort.InferenceSession(str(tmp_path / "r.onnx")).get_inputs()
     assert x.shape[1:] == [3, 96, 96]
+
+
+def test_a_wider_reader_trains_exports_and_is_read_by_the_detector(tmp_path):
+    """`--width` widens every layer: the export has more weights, the same 37 classes, and
+    the detector reads with it as its numeral reader."""
+    import onnxruntime as ort
+
+    from vision import synth
+    from vision.detector import Detector
+    from vision.training import train
+
+    assert train.main(["--out", str(tmp_path), "--work", str(tmp_path / "work"), *TINY, "--what", "classifier",
+                       "--crop", "96", "--width", "1.5", "--steps-classifier", "2"]) == 0
+    wide = train.onnx_weights(tmp_path / "dice_classifier.onnx")
+    narrow = train.DiceClassifier().state_dict()
+    assert wide["fc.weight"].shape == (37, 144) and narrow["fc.weight"].shape == (37, 96)
+    (out,) = ort.InferenceSession(str(tmp_path / "dice_classifier.onnx")).get_outputs()
+    assert out.shape[1] == 37
+    models = tmp_path / "m"
+    models.mkdir()
+    shipped = Path(__file__).resolve().parent.parent.parent / "models"
+    for f in ("dice_detector.onnx", "dice_classifier.onnx"):
+        shutil.copy(shipped / f, models / f)
+    shutil.copy(tmp_path / "dice_classifier.onnx", models / "dice_reader.onnx")
+    det = Detector(models, colours=False, threads=1)
+    assert det._reader is not None
+    image, _ = synth.render_table([("red", 2, 320, 240, 0)], np.random.default_rng(0))
+    det.detect(image)

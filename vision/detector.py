@@ -63,7 +63,8 @@ PLAIN = 0.6
 NUMBERED_FACE_MIN = 0.9
 #: How much likelier (a share of the die's probability) the classifier and numeral reader
 #: together must find another face of a taught d10 or d20 than the face the table's book
-#: recognised, to read that face instead (`python -m vision.teach_check` at seeds 1-6).
+#: recognised, to read that face instead (`python -m vision.teach_check`: chosen at its
+#: default seed and seeds 1-5, checked at 7-9; vision/README.md).
 BOOK_MARGIN = 0.1
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
@@ -385,7 +386,7 @@ class Detector:
         taught = self.faces.read(crops, probs) if self.faces is not None else [None] * len(probs)
         if self._reader is not None:
             self._reread(image, boxes, probs, taught)
-        for k, t in enumerate(taught):  # a face this table taught wins: the die shows it for sure
+        for k, t in enumerate(taught):  # a face this table taught (or its d10/d20 face the reader chose) is sure
             if t is not None:
                 probs[k] = np.eye(probs.shape[1], dtype=probs.dtype)[t[0]]
         # A d10's or d20's confidence is of its kind: its face, spread over 10 or 20 classes,

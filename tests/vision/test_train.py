@@ -273,6 +273,7 @@ def test_a_wider_reader_trains_exports_and_is_read_by_the_detector(tmp_path):
         shutil.copy(shipped / f, models / f)
     shutil.copy(tmp_path / "dice_classifier.onnx", models / "dice_reader.onnx")
     det = Detector(models, colours=False, threads=1)
-    assert det._reader is not None
     image, _ = synth.render_table([("red", 2, 320, 240, 0)], np.random.default_rng(0))
-    det.detect(image)
+    crops = det._crops(image, np.array([[290, 210, 350, 270]], np.float32), 96)
+    probs = det._read(crops, det._reader)
+    assert probs.shape == (1, 37) and probs.sum() == pytest.approx(1.0, abs=1e-4)

@@ -66,6 +66,13 @@ NUMBERED_FACE_MIN = 0.9
 #: recognised, to read that face instead (`python -m vision.teach_check`: chosen at its
 #: default seed and seeds 1-5, checked at 7-9; vision/README.md).
 BOOK_MARGIN = 0.1
+#: A d6 the classifier finds a die but reads less surely than NUMERAL_D6_UNSURE (its face's
+#: share of the die's probability) may be a d6 with numerals, which the 48 px classifier reads
+#: badly and the numeral reader well: where the reader is at least NUMERAL_D6_SURE sure of a
+#: d6 face, the die shows the reader's faces (chosen on a one-die set of seed 2620, checked on
+#: the held-out one and on real pip close-ups: models/MODEL.md, "Numeral reader").
+NUMERAL_D6_UNSURE = 0.8
+NUMERAL_D6_SURE = 0.9
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -75,7 +82,8 @@ CLASSIFIER_FILE = "dice_classifier.onnx"
 FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
 #: The numeral reader (optional): the classifier's network trained on READER_CROP-pixel crops,
 #: where a d10's or d20's numerals are big enough to read. It reads again the dice the
-#: classifier takes for a d10 or a d20 (models/MODEL.md, "Numeral reader").
+#: classifier takes for a d10 or a d20 and the d6 it is unsure of (`Detector._reread`;
+#: models/MODEL.md, "Numeral reader").
 READER_FILE = "dice_reader.onnx"
 READER_CROP = 96
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).
@@ -184,8 +192,8 @@ class Detector:
     start (the appliance's default), remembered in `choices` (a path, see
     `vision.classifiers.ChoiceFile`) when given; a missing file is replaced by the other.
     `self.classifier` tells which was taken and how (`vision.classifiers.Choice`);
-    `reader`: read the dice the classifier takes for a d10 or a d20 again with the numeral
-    reader (`READER_FILE`, when the model folder has one).
+    `reader`: read the dice the classifier takes for a d10 or a d20, and the d6 it is unsure
+    of, again with the numeral reader (`READER_FILE`, when the model folder has one).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
@@ -348,21 +356,39 @@ class Detector:
         return p
 
     def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, taught: list) -> None:
-        """For the dice the classifier takes for a d10 or a d20, or this table taught as one,
-        `probs` become the mean of the classifier's and the numeral reader's (read from
-        `READER_CROP` crops): the reader sees a big die's numerals, the classifier reads a
-        small die better than the reader's blown-up crop (models/MODEL.md). A taught d10 or
-        d20 shows the face of its kind they find likeliest where that face is `BOOK_MARGIN`
-        likelier than the taught one (its entry in `taught` changes): the book compares 48 px
-        crops, where a d20's numeral is 6-8 px tall; the reader sees it twice that size."""
+        """The numeral reader's second look (read from `READER_CROP` crops), where a crop's
+        numerals matter.
+
+        - The dice the classifier takes for a d10 or a d20, or this table taught as one:
+          `probs` become the mean of the classifier's and the reader's (the reader sees a big
+          die's numerals, the classifier reads a small die better than the reader's blown-up
+          crop: models/MODEL.md). A taught d10 or d20 shows the face of its kind they find
+          likeliest where that face is `BOOK_MARGIN` likelier than the taught one (its entry
+          in `taught` changes): the book compares 48 px crops, where a d20's numeral is 6-8 px
+          tall; the reader sees it twice that size.
+        - An untaught d6 read less surely than `NUMERAL_D6_UNSURE`: where the reader is
+          `NUMERAL_D6_SURE` sure of a d6 face, the die's face probabilities become the
+          reader's (its probability of being a die stays the classifier's). Pips the
+          classifier is unsure of rarely make the reader sure; numerals often do."""
         reading, _ = best_readings(probs, self.classes)
-        numbered = np.array([self.classes[c][0] in (10, 20) if t is None else t.sides in (10, 20)
-                             for c, t in zip(reading, taught)])
-        if not numbered.any():
-            return
-        crops = self._crops(image, boxes[numbered], READER_CROP)
-        probs[numbered] = (probs[numbered] + self._read(crops, self._reader)) / 2
         kinds = np.array([sides for sides, _ in self.classes])
+        die = 1.0 - probs[:, 0]
+        face = probs[np.arange(len(probs)), reading] / np.maximum(die, 1e-6)
+        numbered = np.array([kinds[c] in (10, 20) if t is None else t.sides in (10, 20)
+                             for c, t in zip(reading, taught)])
+        unsure_d6 = np.array([kinds[c] == 6 and t is None for c, t in zip(reading, taught)])
+        unsure_d6 &= (face < NUMERAL_D6_UNSURE) & (die >= self.die_threshold)
+        again = numbered | unsure_d6
+        if not again.any():
+            return
+        read = np.zeros_like(probs)
+        read[again] = self._read(self._crops(image, boxes[again], READER_CROP), self._reader)
+        probs[numbered] = (probs[numbered] + read[numbered]) / 2
+        d6 = kinds == 6
+        for k in np.flatnonzero(unsure_d6):
+            r = read[k]
+            if kinds[r.argmax()] == 6 and r.max() >= NUMERAL_D6_SURE:
+                probs[k, d6] = die[k] * r[d6] / r[d6].sum()
         for k in np.flatnonzero(numbered):
             t, p = taught[k], probs[k]
             if t is None:

@@ -318,6 +318,59 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16), (20, 16)]
 
 
+def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it_is_sure(monkeypatch):
+    """A d6 the classifier reads less surely than NUMERAL_D6_UNSURE (a d6 with numerals, say)
+    is read again; it shows the reader's d6 face where the reader is NUMERAL_D6_SURE sure of
+    it, and its probability of being a die stays the classifier's. A sure d6, an unlikely die
+    and a taught d6 are not read again."""
+    from vision import detector as D
+    from vision.faces import Taught
+
+    det = D.Detector(colours=False, reader=False)
+    if not det.reads_sides:
+        pytest.skip("the shipped classifier knows d6 only")
+    img = np.full((300, 600, 3), 90, np.uint8)
+    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(6)], np.float32)
+    one, five, six, three = (D.CLASSES.index((6, f)) for f in (1, 5, 6, 3))
+    probs = np.zeros((6, len(D.CLASSES)), np.float32)
+    probs[:, 0] = 0.1
+    probs[:, six], probs[:, one], probs[:, three] = 0.4, 0.35, 0.15  # the d6 "6" at 0.44 of the die
+    probs[3] = 0
+    probs[3, five] = 1.0  # a sure d6
+    probs[4] = 0
+    probs[4, 0], probs[4, six], probs[4, one] = 0.6, 0.25, 0.15  # likelier not a die
+    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(6, 0.9, np.float32), np.zeros(6, bool)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    reader, read = object(), []
+    sure = D.NUMERAL_D6_SURE
+
+    def reads(crops, session):
+        assert session is reader
+        read.append(crops.shape)
+        out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
+        out[0, five], out[0, three] = sure, 1 - sure  # sure of a 5
+        out[1, five], out[1, three] = sure - 0.05, 1.05 - sure  # not sure enough
+        out[2, D.CLASSES.index((10, 5))] = 1.0  # sure of a d10's face: not a d6 face
+        return out
+
+    monkeypatch.setattr(det, "_read", reads)
+
+    class Book:  # the table taught the sixth die
+        def read(self, crops, probs):
+            return [None] * 5 + [Taught(one, 0.9, 6, 1)]
+
+    det.faces = Book()
+    det._reader = reader
+    dice = det.detect_raw(img)
+    assert read == [(3, D.READER_CROP, D.READER_CROP, 3)]  # the three unsure likely d6
+    assert [(d.sides, d.best_face, d.sure) for d in dice] == [(6, 5, True), (6, 6, False), (6, 6, False),
+                                                              (6, 5, True), (6, 1, True)]
+    assert dice[0].die_prob == pytest.approx(0.9)
+    assert dice[0].face_probs[five - 1] == pytest.approx(sure)
+    det._reader = None
+    assert [(d.sides, d.best_face) for d in det.detect_raw(img)][0] == (6, 6)
+
+
 def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):
     import shutil
 

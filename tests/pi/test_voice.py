@@ -121,12 +121,13 @@ class _Gate:
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_no_secret_choice_is_spoken_or_queued_before_the_reveal(table, config, tmp_path, lang):
+def test_no_secret_choice_is_spoken_or_queued_before_the_reveal(table, config, tmp_path, lang, monkeypatch):
     config = dataclasses.replace(config, language=lang)
     table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=5)
     gate = _Gate()
+    # The gate speaks every language: the test needs no speech program installed.
+    monkeypatch.setattr("pi.voice.synth.shared", lambda _lang: gate)
     watcher = attach(table, config, wav_dir=tmp_path / "wav")
-    watcher.voice._synth_for = lambda _lang: gate
     try:
         assert watcher.wait_seen(table.version)
         for _ in range(10):  # everything the game's start says, let through
@@ -469,9 +470,11 @@ def test_voice_off_in_the_config_is_silent_with_the_reason(table, config, tmp_pa
 
 
 @pytest.fixture
-def host_client(table, config, tmp_path):
+def host_client(table, config, tmp_path, monkeypatch):
     from pi.web import create_app
 
+    # A silent synthesiser for the config's language (Japanese): no speech program needed.
+    monkeypatch.setattr("pi.voice.synth.shared", lambda _lang: lambda text: np.zeros(RATE // 20, np.float32))
     table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=5)
     watcher = attach(table, config, wav_dir=tmp_path / "wav", mute=True)
     client = create_app(table, config, {"TESTING": True}).test_client()

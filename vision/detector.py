@@ -73,6 +73,12 @@ BOOK_MARGIN = 0.1
 #: the held-out one and on real pip close-ups: models/MODEL.md, "Numeral reader").
 NUMERAL_D6_UNSURE = 0.8
 NUMERAL_D6_SURE = 0.9
+#: A d6 the table's book recognised moves to another face the book taught where the numeral
+#: reader is at least this sure of it: the book compares 48 px crops, and a numbered d6 whose
+#: 3 lay dark in its teaching photo looks more like its taught 2 or 5 there. Only from a face
+#: the reader read right on every die taught as it (`FaceBook.reader_knows`): a logo (a star
+#: on the 6) is no numeral to the reader (`python -m vision.teach_check`; vision/README.md).
+TAUGHT_D6_SURE = 0.7
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -369,7 +375,9 @@ class Detector:
         - An untaught d6 read less surely than `NUMERAL_D6_UNSURE`: where the reader is
           `NUMERAL_D6_SURE` sure of a d6 face, the die's face probabilities become the
           reader's (its probability of being a die stays the classifier's). Pips the
-          classifier is unsure of rarely make the reader sure; numerals often do."""
+          classifier is unsure of rarely make the reader sure; numerals often do.
+        - A d6 the book recognised: where the reader is `TAUGHT_D6_SURE` sure of another
+          face the book taught, it shows that face (its entry in `taught` changes)."""
         reading, _ = best_readings(probs, self.classes)
         kinds = np.array([sides for sides, _ in self.classes])
         die = 1.0 - probs[:, 0]
@@ -378,7 +386,8 @@ class Detector:
                              for c, t in zip(reading, taught)])
         unsure_d6 = np.array([kinds[c] == 6 and t is None for c, t in zip(reading, taught)])
         unsure_d6 &= (face < NUMERAL_D6_UNSURE) & (die >= self.die_threshold)
-        again = numbered | unsure_d6
+        taught_d6 = np.array([t is not None and t.sides == 6 for t in taught])
+        again = numbered | unsure_d6 | taught_d6
         if not again.any():
             return
         read = np.zeros_like(probs)
@@ -389,6 +398,11 @@ class Detector:
             r = read[k]
             if kinds[r.argmax()] == 6 and r.max() >= NUMERAL_D6_SURE:
                 probs[k, d6] = die[k] * r[d6] / r[d6].sum()
+        for k in np.flatnonzero(taught_d6):
+            c = int(read[k].argmax())
+            if (kinds[c] == 6 and read[k, c] >= TAUGHT_D6_SURE and c in self.faces.taught_classes
+                    and taught[k].cls in self.faces.reader_knows):
+                taught[k] = taught[k]._replace(cls=c, face=self.classes[c][1])
         for k in np.flatnonzero(numbered):
             t, p = taught[k], probs[k]
             if t is None:

@@ -50,7 +50,7 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, best_readings, check_face, class_of
+from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, READER_CROP, best_readings, check_face, class_of
 
 SIDE = 24  # descriptor patch side (pixels)
 INNER = 0.86  # share of the top face's side the patch covers (the bevel left out)
@@ -262,11 +262,12 @@ class FaceBook:
     class (kind of die and face), whether it is taught (else a control), what the model
     alone read there (`readings`), which rows are an example's first turn, and the model's
     `signatures` of them (None in a version-2 book: its examples are compared by their
-    look alone)."""
+    look alone), and what the numeral reader read on the example's die (`reader_read`, -1
+    where unknown: a book saved before it was kept, or a detector without the reader)."""
 
     def __init__(self, examples: np.ndarray, classes: np.ndarray, taught: np.ndarray, model_read: np.ndarray,
                  first: np.ndarray | None = None, threshold: float = THRESHOLD,
-                 signatures: np.ndarray | None = None):
+                 signatures: np.ndarray | None = None, reader_read: np.ndarray | None = None):
         self.examples = np.asarray(examples, np.float32).reshape(-1, SIDE * SIDE)
         self.classes = np.asarray(classes, np.int64).ravel()
         self.taught = np.asarray(taught, bool).ravel()
@@ -274,6 +275,9 @@ class FaceBook:
         n = len(self.examples)
         self.first = np.asarray(first, bool).ravel() if first is not None else np.arange(n) % TURNS == 0
         self.signatures = None if signatures is None else np.asarray(signatures, np.float32).reshape(-1, len(CLASSES))
+        self.reader_read = np.full(n, -1, np.int64) if reader_read is None else np.asarray(reader_read, np.int64).ravel()
+        if len(self.reader_read) != n:
+            raise FaceBookError("a faces file must hold as many reader readings as examples")
         if self.signatures is not None and len(self.signatures) != n:
             raise FaceBookError("a faces file must hold as many signatures as examples")
         if not n == len(self.classes) == len(self.taught) == len(self.model_read) == len(self.first):
@@ -283,10 +287,18 @@ class FaceBook:
             raise FaceBookError(f"a faces file holds a die class outside 1-{len(CLASSES) - 1}")
         if n and not ((self.model_read >= ANY_NUMBERED) & (self.model_read < len(CLASSES))).all():
             raise FaceBookError(f"a faces file holds a model reading outside {ANY_NUMBERED}-{len(CLASSES) - 1}")
+        if n and not ((self.reader_read >= -1) & (self.reader_read < len(CLASSES))).all():
+            raise FaceBookError(f"a faces file holds a reader reading outside -1-{len(CLASSES) - 1}")
         if not 0.0 < threshold <= 1.0:
             raise FaceBookError(f"the similarity threshold must be in (0, 1], got {threshold!r}")
         self.threshold = float(threshold)
         self._gated = set(np.unique(self.model_read[self.taught]).tolist())  # readings a taught face can replace
+        #: The classes taught (not controls), and those of them the numeral reader read right on
+        #: every example: a die the book recognised as one of those the reader may move to
+        #: another taught face (`vision.detector.TAUGHT_D6_SURE`). A logo is no numeral to the
+        #: reader, so a die taught by its logo stays.
+        self.taught_classes = frozenset(np.unique(self.classes[self.taught]).tolist())
+        self.reader_knows = frozenset(c for c in self.taught_classes if (self.reader_read[self.classes == c] == c).all())
 
     @classmethod
     def empty(cls) -> FaceBook:
@@ -385,8 +397,8 @@ class FaceBook:
         `vision.detector.Detector` (its own book is not used). The book holds the taught
         faces and the controls (no example at all when nothing was matched)."""
         report = Teaching()
-        taught: list[tuple[np.ndarray, int, int, np.ndarray]] = []
-        controls: list[tuple[np.ndarray, int, int, np.ndarray]] = []
+        taught: list[tuple[np.ndarray, int, bool, int]] = []
+        controls: list[tuple[np.ndarray, int, bool, int]] = []
         for image, labels in photos:
             report.photos += 1
             kinds = []
@@ -397,6 +409,9 @@ class FaceBook:
                     raise FaceBookError(f"photo {report.photos}, label {list(label)!r}: {exc}") from None
             boxes, crops, probs = _model_readings(detector, image)
             read = readings(probs)
+            numerals = np.full(len(boxes), -1)
+            if detector._reader is not None and len(boxes):
+                numerals = detector._read(detector._crops(image, boxes, READER_CROP), detector._reader).argmax(1)
             used: set[int] = set()
             for label, (sides, face) in zip(labels, kinds):
                 report.labelled += 1
@@ -408,7 +423,7 @@ class FaceBook:
                 report.matched += 1
                 report.shown.setdefault(sides, set()).add(face)
                 c = class_of(sides, face)
-                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c))
+                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c, int(numerals[k])))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:
             keep = np.random.default_rng(0).choice(len(controls), MAX_CONTROLS, replace=False)
@@ -417,19 +432,20 @@ class FaceBook:
         if not taught and not controls:
             return cls.empty(), report
         columns = cls._rows(taught + controls, detector._classify)
-        return cls(*columns[:5], signatures=columns[5]), report
+        return cls(*columns[:5], signatures=columns[5], reader_read=columns[6]), report
 
     @staticmethod
-    def _rows(examples: list[tuple[np.ndarray, int, bool]], classify) -> tuple[np.ndarray, ...]:
-        """(descriptors, classes, taught flags, model readings, first-view marks, signatures)
-        of examples (crop, class, read right), each in its `views`. `classify` (the detector's
+    def _rows(examples: list[tuple[np.ndarray, int, bool, int]], classify) -> tuple[np.ndarray, ...]:
+        """(descriptors, classes, taught flags, model readings, first-view marks, signatures,
+        reader readings) of examples (crop, class, read right, the numeral reader's reading of
+        the die), each in its `views`. `classify` (the detector's
         classifier: crops -> class probabilities) reads every view: the model's reading and
         opinion of a numeral change as it turns, so each view keeps its own, and a view is
         *taught* where the model reads it wrong or is unsure, else a control. An example the
         model read right is kept in fewer views (a d6 in its quarter turns, at its own size):
         it only has to be nearer an ordinary die than the taught ones."""
         rows = []
-        for crop, c, right in examples:
+        for crop, c, right, numeral in examples:
             sides = CLASSES[c][0]
             n = TURNS if sides == 6 and right else turns_of(sides)
             scales = SCALES[:1] if right else SCALES
@@ -441,8 +457,8 @@ class FaceBook:
             look = descriptors(crops) if sides == 6 else \
                 np.concatenate([descriptors(crops[i * n:i * n + 1], n) for i in range(len(scales))])
             m = len(crops)
-            rows.append((look, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs)))
-        return tuple(np.concatenate([row[i] for row in rows]) for i in range(6))
+            rows.append((look, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs), np.full(m, numeral)))
+        return tuple(np.concatenate([row[i] for row in rows]) for i in range(7))
 
     def merged(self, other: FaceBook) -> FaceBook:
         """This book and `other` in one (the host teaching one more face); with a version-2
@@ -450,7 +466,8 @@ class FaceBook:
         both = None if self.signatures is None or other.signatures is None else \
             np.concatenate([self.signatures, other.signatures])
         return FaceBook(*(np.concatenate([getattr(self, a), getattr(other, a)])
-                          for a in ("examples", "classes", "taught", "model_read", "first")), self.threshold, both)
+                          for a in ("examples", "classes", "taught", "model_read", "first")), self.threshold, both,
+                        np.concatenate([self.reader_read, other.reader_read]))
 
     # files -------------------------------------------------------------------------------
 
@@ -462,6 +479,7 @@ class FaceBook:
         np.savez_compressed(buffer, format=np.array(_FORMAT), version=np.array(_VERSION),
                             examples=self.examples.astype(np.float16), classes=self.classes.astype(np.int8),
                             taught=self.taught, model_read=self.model_read.astype(np.int8), first=self.first,
+                            reader_read=self.reader_read.astype(np.int8),
                             threshold=np.array(self.threshold), **({} if self.signatures is None else
                                                                    {"signatures": self.signatures.astype(np.float16)}))
         tmp = path.with_name(path.name + ".tmp")
@@ -484,7 +502,8 @@ class FaceBook:
                     return cls(data["examples"], data["faces"], data["taught"], data["model_read"], None,
                                float(data["threshold"]))
                 return cls(data["examples"], data["classes"], data["taught"], data["model_read"], data["first"],
-                           float(data["threshold"]), data["signatures"] if "signatures" in data else None)
+                           float(data["threshold"]), data["signatures"] if "signatures" in data else None,
+                           data["reader_read"] if "reader_read" in data else None)
         except FaceBookError:
             raise
         except (OSError, ValueError, KeyError, EOFError) as exc:

@@ -321,8 +321,8 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
 def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it_is_sure(monkeypatch):
     """A d6 the classifier reads less surely than NUMERAL_D6_UNSURE (a d6 with numerals, say)
     is read again; it shows the reader's d6 face where the reader is NUMERAL_D6_SURE sure of
-    it, and its probability of being a die stays the classifier's. A sure d6, an unlikely die
-    and a taught d6 are not read again."""
+    it, and its probability of being a die stays the classifier's. A sure d6 and an unlikely
+    die are not read again; a taught d6 is, and keeps its taught face (test below)."""
     from vision import detector as D
     from vision.faces import Taught
 
@@ -356,19 +356,65 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     monkeypatch.setattr(det, "_read", reads)
 
     class Book:  # the table taught the sixth die
+        taught_classes = reader_knows = frozenset({one})
+
         def read(self, crops, probs):
             return [None] * 5 + [Taught(one, 0.9, 6, 1)]
 
     det.faces = Book()
     det._reader = reader
     dice = det.detect_raw(img)
-    assert read == [(3, D.READER_CROP, D.READER_CROP, 3)]  # the three unsure likely d6
+    assert read == [(4, D.READER_CROP, D.READER_CROP, 3)]  # the three unsure likely d6 and the taught one
     assert [(d.sides, d.best_face, d.sure) for d in dice] == [(6, 5, True), (6, 6, False), (6, 6, False),
                                                               (6, 5, True), (6, 1, True)]
     assert dice[0].die_prob == pytest.approx(0.9)
     assert dice[0].face_probs[five - 1] == pytest.approx(sure)
     det._reader = None
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)][0] == (6, 6)
+
+
+def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_a_taught_one(monkeypatch):
+    """A d6 the book recognised shows the face the reader is TAUGHT_D6_SURE sure of, where
+    that face was taught too and the reader read the book's face right when it was taught
+    (a numbered d6 whose dark 3 the book takes for its taught 2). A face the reader did not
+    read right when taught (a logo), a face not taught, or a reading not sure enough: the
+    book's face stays."""
+    from vision import detector as D
+    from vision.faces import Taught
+
+    det = D.Detector(colours=False, reader=False)
+    if not det.reads_sides:
+        pytest.skip("the shipped classifier knows d6 only")
+    img = np.full((100, 500, 3), 90, np.uint8)
+    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(4)], np.float32)
+    two, three, four, six = (D.CLASSES.index((6, f)) for f in (2, 3, 4, 6))
+    probs = np.zeros((4, len(D.CLASSES)), np.float32)
+    probs[:, two] = 1.0
+    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(4, 0.9, np.float32), np.zeros(4, bool)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    sure = D.TAUGHT_D6_SURE + 0.01
+
+    def reads(crops, session):
+        out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
+        out[:, three], out[:, four] = sure, 1 - sure
+        out[1, three], out[1, four] = 1 - sure, sure  # sure of a 4, a face not taught
+        out[3, three], out[3, four] = sure - 0.06, 1.06 - sure  # not sure enough
+        return out
+
+    monkeypatch.setattr(det, "_read", reads)
+
+    class Book:  # taught 2, 3 and a logo 6; the reader read the taught 2 and 3 right
+        taught_classes = frozenset({two, three, six})
+        reader_knows = frozenset({two, three})
+
+        def read(self, crops, probs):
+            return [Taught(two, 0.9, 6, 2), Taught(two, 0.9, 6, 2), Taught(six, 0.9, 6, 6), Taught(two, 0.9, 6, 2)]
+
+    det.faces = Book()
+    det._reader = object()
+    assert [(d.best_face, d.sure) for d in det.detect_raw(img)] == [(3, True), (2, True), (6, True), (2, True)]
+    det._reader = None
+    assert [d.best_face for d in det.detect_raw(img)] == [2, 2, 6, 2]
 
 
 def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):

@@ -90,6 +90,26 @@ def test_save_and_load_round_trip(tmp_path, book):
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_the_book_keeps_what_the_numeral_reader_read_on_each_taught_die(tmp_path, detector, book):
+    """Teaching reads each die with the numeral reader too: a taught face it read right on
+    every example is one it knows (`FaceBook.reader_knows`); an emblem it cannot read is not.
+    The readings survive saving, and a book saved before them knows none."""
+    assert detector._reader is not None and (book.reader_read >= 0).all()
+    six = book.classes[book.taught][0]
+    assert book.taught_classes == {six} and book.reader_knows == set()  # the emblem 6
+    knows = FaceBook(book.examples, book.classes, book.taught, book.model_read, book.first,
+                     signatures=book.signatures, reader_read=book.classes)
+    assert knows.reader_knows == {six}
+    path = tmp_path / "faces.npz"
+    knows.save(path)
+    assert FaceBook.load(path).reader_knows == {six}
+    with np.load(path) as data:
+        old = {k: data[k] for k in data.files if k != "reader_read"}
+    np.savez_compressed(path, **old)
+    assert FaceBook.load(path).reader_knows == set()
+    assert (knows.merged(book).reader_read == np.concatenate([book.classes, book.reader_read])).all()
+
+
 def test_bad_faces_files_are_refused_with_the_path(tmp_path):
     with pytest.raises(FaceBookError, match="dicetable teach"):
         FaceBook.load(tmp_path / "missing.npz")
@@ -399,16 +419,17 @@ def test_each_turn_of_an_example_keeps_the_models_own_reading_of_it():
         seen.append(crops)
         return np.concatenate([_sure(class_of(6, 3 if k % D6_TURNS == 0 else 1 + k % 6)) for k in range(len(crops))])
 
-    rows = FaceBook._rows([(crop, class_of(6, 3), False)], classify)
+    rows = FaceBook._rows([(crop, class_of(6, 3), False, class_of(6, 3))], classify)
     n = D6_TURNS * len(SCALES)
     assert len(seen) == 1 and seen[0].shape == (n, 48, 48, 3)
     assert (seen[0][0] == crop).all()  # the crop itself first
     assert (seen[0] == views(crop, D6_TURNS, SCALES)).all()
-    examples, classes, taught, model_read, first, _ = rows
+    examples, classes, taught, model_read, first, _, reader_read = rows
     assert len(examples) == n and (classes == class_of(6, 3)).all() and first.tolist() == [True] + [False] * (n - 1)
     assert model_read.tolist() == [3 if k % D6_TURNS == 0 else 1 + k % 6 for k in range(n)]
     assert taught.tolist() == [k % D6_TURNS != 0 and 1 + k % 6 != 3 for k in range(n)]
-    control = FaceBook._rows([(crop, class_of(6, 3), True)], classify)  # read right: its quarter turns only
+    assert (reader_read == class_of(6, 3)).all()  # the reader's reading of the die, on every view
+    control = FaceBook._rows([(crop, class_of(6, 3), True, -1)], classify)  # read right: its quarter turns only
     assert len(control[0]) == 4 and (seen[-1] == views(crop, 4)).all()
 
 

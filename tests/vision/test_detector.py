@@ -321,7 +321,8 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
 def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it_is_sure(monkeypatch):
     """A d6 the classifier reads less surely than NUMERAL_D6_UNSURE (a d6 with numerals, say)
     is read again; it shows the reader's d6 face where the reader is NUMERAL_D6_SURE sure of
-    it, and its probability of being a die stays the classifier's. A sure d6 and an unlikely
+    it, and its probability of being a die stays the classifier's; where the reader is
+    NUMBERED_FOR_D6 sure of a d10's or d20's face, the mean of the two. A sure d6 and an unlikely
     die are not read again; a taught d6 is, and keeps its taught face (test below)."""
     from vision import detector as D
     from vision.faces import Taught
@@ -350,7 +351,7 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
         out[0, five], out[0, three] = sure, 1 - sure  # sure of a 5
         out[1, five], out[1, three] = sure - 0.06, 1.06 - sure  # not sure enough
-        out[2, D.CLASSES.index((10, 5))] = 1.0  # sure of a d10's face: not a d6 face
+        out[2, D.CLASSES.index((10, 5))] = 1.0  # sure of a d10's face: a d10 taken for a d6, averaged
         return out
 
     monkeypatch.setattr(det, "_read", reads)
@@ -365,8 +366,9 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     det._reader = reader
     dice = det.detect_raw(img)
     assert read == [(4, D.READER_CROP, D.READER_CROP, 3)]  # the three unsure likely d6 and the taught one
-    assert [(d.sides, d.best_face, d.sure) for d in dice] == [(6, 5, True), (6, 6, False), (6, 6, False),
+    assert [(d.sides, d.best_face, d.sure) for d in dice] == [(6, 5, True), (6, 6, False), (10, 5, False),
                                                               (6, 5, True), (6, 1, True)]
+    assert dice[2].face_probs[D.CLASSES.index((10, 5)) - 1] == pytest.approx(0.5 / 0.95)  # (0 + 1) / 2 of P(die)
     assert dice[0].die_prob == pytest.approx(0.9)
     assert dice[0].face_probs[five - 1] == pytest.approx(sure)
     det._reader = None

@@ -483,9 +483,9 @@ def test_a_tape_holds_at_most_max_tape_squares():
     s = turn(2, [1, 2, 3], [1, 2])
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * (ae.MAX_TAPE + 1), "red-1", None)),
             f"holds {ae.MAX_TAPE + 1} items; at most {ae.MAX_TAPE}")
-    started = time.perf_counter()
+    started = time.process_time()
     refused(s, ev("build", "Aki", dice=[1, 2], tape=tape([1] * 1_000_000, "red-1", None)), "at most")
-    assert time.perf_counter() - started < 1.0  # refused by its length, not read square by square
+    assert time.process_time() - started < 1.0  # refused by its length, not read square by square
     s = build(s, [1, 2], [1] * ae.MAX_TAPE, "red-1", None)
     assert len(ae.squares(s)) == ae.MAX_TAPE
 
@@ -504,12 +504,12 @@ def test_the_table_holds_at_most_max_squares_then_dice_are_placed_or_passed():
 
 def test_dice_lists_are_bounded():
     s = throw(new(3), 1, 2, 3, 4)
-    started = time.perf_counter()
+    started = time.process_time()
     refused(s, ev("keep", "Aki", dice=[1] * 1_000_000), f"at most {core.MAX_DICE}")
     refused(new(3), ev("throw", "Aki", dice=[["w", 1]] * 1_000_000), f"at most {core.MAX_DICE}")
     s = keep(s, 1, 2)
     refused(s, ev("build", "Aki", dice=[1] * 1_000_000, tape=tape([1, 2])), f"at most {core.MAX_DICE}")
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), 3.0, "3", "３", True, None, [3], {"face": 3}])
@@ -854,9 +854,9 @@ def test_the_board_gives_every_nest_and_square_a_cell_of_its_own():
     # a big table: as many squares as the table holds, tapes crowding one nest
     tapes = tuple((((1, 2, 3, 4, 5) * 10), "red-1" if t % 2 else None, None) for t in range(ae.MAX_SQUARES // 50))
     s = at(new(2), tapes=tapes, owners=tuple((-1,) * 50 for _ in tapes))
-    started = time.perf_counter()
+    started = time.process_time()
     b = ae.scene(s)["board"]
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert len(set(map(tuple, b["at"].values()))) == ae.MAX_SQUARES + 8
 
 

@@ -70,9 +70,9 @@ def per_event(events: list[dict], runs: int) -> float:
     """Seconds per event to replay ``events`` (the best of ``runs`` runs)."""
     best = float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         state, steps = replay(ae, SEATS, {}, SEED, events)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
         assert all(s.accepted for s in steps) and len(state.events) == len(events)
     return best / len(events)
 

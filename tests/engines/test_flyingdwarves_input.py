@@ -90,9 +90,9 @@ def test_invest_takes_only_true_or_false(place):
 ])
 def test_huge_input_before_the_game_starts_is_refused_at_once_and_echoed_short(event):
     s = fd.setup(SEATS, {"board": BOARD, "deck": "physical"}, 1)
-    t = time.perf_counter()
+    t = time.process_time()
     refused(s, event)
-    assert time.perf_counter() - t < 0.05
+    assert time.process_time() - t < 0.05
 
 
 def test_huge_lists_in_play_are_refused_at_once_and_echoed_short():
@@ -109,9 +109,9 @@ def test_huge_lists_in_play_are_refused_at_once_and_echoed_short():
             {"type": "item", "seat": "Chika", "card": ["copy"] * 1_000_000}]
     for state, events in ((s, bad), (s2, bad2)):
         for event in events:
-            t = time.perf_counter()
+            t = time.process_time()
             refused(state, event)
-            assert time.perf_counter() - t < 0.2
+            assert time.process_time() - t < 0.2
 
 
 def test_a_swap_with_someone_not_a_candidate_is_refused_in_both_languages():
@@ -176,9 +176,9 @@ def test_a_long_game_costs_the_same_per_event_at_its_end_as_at_its_start():
     s = started()
     times = []
     for block in range(10):
-        t = time.perf_counter()
+        t = time.process_time()
         for event in events[block * 2000:(block + 1) * 2000]:
             s = fd.apply(s, event)
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     assert len(s.events) == 20_002 and s.phase == "propel"
     assert min(times[-3:]) < 3 * min(times[:3]), times

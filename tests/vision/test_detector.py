@@ -211,20 +211,30 @@ def test_a_die_holds_no_other_die():
     assert _nested(boxes[:1], np.array([0.4]), coarse[:1]).tolist() == [True]
 
 
-def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
+def stubbed_detector(monkeypatch, boxes, probs, score: float = 0.9):
+    """The shipped detector (its numeral reader left out) whose candidates are `boxes` at
+    `score` and whose classifier reads `probs` (skipped where it knows d6 only)."""
     from vision import detector as D
 
     det = D.Detector(colours=False, reader=False)
     if not det.reads_sides:
         pytest.skip("the shipped classifier knows d6 only")
+    boxes = np.asarray(boxes, np.float32)
+    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(len(boxes), score, np.float32),
+                                                     np.zeros(len(boxes), bool)))
+    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    return det
+
+
+def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
+    from vision import detector as D
+
     img = np.full((200, 200, 3), 90, np.uint8)
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
     probs[:, 0] = 0.15
     probs[0, D.CLASSES.index((20, 17))], probs[0, D.CLASSES.index((20, 11))] = 0.6, 0.25  # 0.71 given a die
     probs[1, D.CLASSES.index((6, 4))], probs[1, D.CLASSES.index((6, 3))] = 0.6, 0.25  # as sure: a d6 is read
-    monkeypatch.setattr(det, "_find", lambda image: (np.array([[10, 10, 60, 60], [100, 100, 150, 150]], np.float32),
-                                                     np.array([0.9, 0.9], np.float32), np.zeros(2, bool)))
-    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    det = stubbed_detector(monkeypatch, [[10, 10, 60, 60], [100, 100, 150, 150]], probs)
     d20, d6 = det.detect_raw(img)
     assert (d20.sides, d20.best_face, d20.sure, d20.face) == (20, 17, False, 0)
     assert (d6.sides, d6.face, d6.sure) == (6, 4, True)
@@ -235,9 +245,6 @@ def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_f
     (its kind), and its face stays unsure. A d6 as spread is dropped, as it always was."""
     from vision import detector as D
 
-    det = D.Detector(colours=False, reader=False)
-    if not det.reads_sides:
-        pytest.skip("the shipped classifier knows d6 only")
     img = np.full((200, 200, 3), 90, np.uint8)
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
     probs[:, 0] = 0.1
@@ -245,9 +252,7 @@ def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_f
         probs[0, D.CLASSES.index((20, face))] = p
     for face, p in ((4, 0.3), (3, 0.3), (5, 0.3)):
         probs[1, D.CLASSES.index((6, face))] = p
-    monkeypatch.setattr(det, "_find", lambda image: (np.array([[10, 10, 60, 60], [100, 100, 150, 150]], np.float32),
-                                                     np.array([0.8, 0.8], np.float32), np.zeros(2, bool)))
-    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    det = stubbed_detector(monkeypatch, [[10, 10, 60, 60], [100, 100, 150, 150]], probs, score=0.8)
     d20, d6 = det.detect_raw(img)
     assert d20.confidence == pytest.approx(0.8 * 0.9) and d6.confidence == pytest.approx(0.8 * 0.3)
     kept = det.detect(img)
@@ -278,9 +283,6 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     from vision import detector as D
     from vision.faces import Taught
 
-    det = D.Detector(colours=False, reader=False)
-    if not det.reads_sides:
-        pytest.skip("the shipped classifier knows d6 only")
     img = np.full((300, 300, 3), 90, np.uint8)
     boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250], [200, 10, 250, 60]],
                      np.float32)
@@ -289,8 +291,7 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     probs[[0, 2], six], probs[[0, 2], nine] = 0.6, 0.4  # a d20 "6" or "9"
     probs[1, D.CLASSES.index((6, 4))] = 1.0
     probs[3, sixteen] = 1.0
-    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(4, 0.9, np.float32), np.zeros(4, bool)))
-    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    det = stubbed_detector(monkeypatch, boxes, probs)
     reader, read = object(), []
 
     def reads(crops, session):
@@ -327,9 +328,6 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     from vision import detector as D
     from vision.faces import Taught
 
-    det = D.Detector(colours=False, reader=False)
-    if not det.reads_sides:
-        pytest.skip("the shipped classifier knows d6 only")
     img = np.full((300, 600, 3), 90, np.uint8)
     boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(6)], np.float32)
     one, five, six, three = (D.CLASSES.index((6, f)) for f in (1, 5, 6, 3))
@@ -340,8 +338,7 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     probs[3, five] = 1.0  # a sure d6
     probs[4] = 0
     probs[4, 0], probs[4, six], probs[4, one] = 0.6, 0.25, 0.15  # likelier not a die
-    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(6, 0.9, np.float32), np.zeros(6, bool)))
-    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    det = stubbed_detector(monkeypatch, boxes, probs)
     reader, read = object(), []
     sure = D.NUMERAL_D6_SURE + 0.01  # above it in float32 too (numpy 1.24 compares 0.9f with 0.9 in float64)
 
@@ -384,16 +381,12 @@ def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_a_tau
     from vision import detector as D
     from vision.faces import Taught
 
-    det = D.Detector(colours=False, reader=False)
-    if not det.reads_sides:
-        pytest.skip("the shipped classifier knows d6 only")
     img = np.full((100, 500, 3), 90, np.uint8)
     boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(4)], np.float32)
     two, three, four, six = (D.CLASSES.index((6, f)) for f in (2, 3, 4, 6))
     probs = np.zeros((4, len(D.CLASSES)), np.float32)
     probs[:, two] = 1.0
-    monkeypatch.setattr(det, "_find", lambda image: (boxes, np.full(4, 0.9, np.float32), np.zeros(4, bool)))
-    monkeypatch.setattr(det, "_classify", lambda crops: probs.copy())
+    det = stubbed_detector(monkeypatch, boxes, probs)
     sure = D.TAUGHT_D6_SURE + 0.01
 
     def reads(crops, session):

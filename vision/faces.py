@@ -409,9 +409,6 @@ class FaceBook:
                     raise FaceBookError(f"photo {report.photos}, label {list(label)!r}: {exc}") from None
             boxes, crops, probs = _model_readings(detector, image)
             read = readings(probs)
-            numerals = np.full(len(boxes), -1)
-            if detector._reader is not None and len(boxes):
-                numerals = detector._read(detector._crops(image, boxes, READER_CROP), detector._reader).argmax(1)
             used: set[int] = set()
             for label, (sides, face) in zip(labels, kinds):
                 report.labelled += 1
@@ -423,7 +420,9 @@ class FaceBook:
                 report.matched += 1
                 report.shown.setdefault(sides, set()).add(face)
                 c = class_of(sides, face)
-                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c, int(numerals[k])))
+                numeral = -1 if detector._reader is None else int(
+                    detector._read(detector._crops(image, boxes[k:k + 1], READER_CROP), detector._reader).argmax())
+                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c, numeral))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:
             keep = np.random.default_rng(0).choice(len(controls), MAX_CONTROLS, replace=False)

@@ -58,6 +58,15 @@ OVERLAP = 0.4
 SPECK_CONFIDENCE = 0.5
 SPECK_SIDE = 0.4
 PLAIN = 0.6
+#: A speck alone on a dark tray (`_bare_tray`): the box of a d6 read as a 1 or a 2 (a speck
+#: or two) holds less than BARE_BODY of anything unlike the tray around it (a die's body,
+#: however dark, fills more: its edges and shading), and that tray is flat (its colours'
+#: median distance from their median under BARE_NOISE, CIELAB units of 0-255) and dark
+#: (lightness under BARE_DARK of 255). Measured on the one-die sets, Byler, webcam and the
+#: rendered busy tables (models/MODEL.md).
+BARE_BODY = 0.15
+BARE_NOISE = 6.0
+BARE_DARK = 100
 #: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
 #: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
 NUMBERED_FACE_MIN = 0.9
@@ -459,6 +468,8 @@ class Detector:
             confidence = float(conf)
             if not everything and confidence < self.decision:
                 continue
+            if sides == 6 and best in (1, 2) and _bare_tray(image, b):  # one speck or two
+                continue
             found.append(dict(box=tuple(b.tolist()), face=face, best_face=best, confidence=confidence,
                               det_score=float(sc), die_prob=die_prob, face_probs=tuple(faces.tolist()),
                               sides=sides, sure=sure))
@@ -535,6 +546,39 @@ def _specks(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
         return np.zeros(len(boxes), bool)
     side = _side(boxes)
     return (confidence >= 0) & (confidence < SPECK_CONFIDENCE) & (side < SPECK_SIDE * np.median(side[plain]))
+
+
+def _bare_tray(image: np.ndarray, box) -> bool:
+    """A box on a flat, dark tray holding hardly anything but that tray: a white speck of
+    dust the detector boxed as a d6 showing 1 or 2. The box's surroundings (a square twice
+    its side, its outer quarter) give the tray's colour and noise, measured at 32 px per box
+    side in CIELAB; the box is bare when under `BARE_BODY` of it differs from the tray by
+    more than the tray's noise (at least 10 units). A crowded or textured tray (a die or a
+    pattern beside the box) or a light one never makes a box bare."""
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0, 1.0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    ax0, ay0 = int(max(0, cx - side)), int(max(0, cy - side))
+    ax1, ay1 = int(min(w, cx + side)), int(min(h, cy + side))
+    k = 32.0 / side
+    size = (max(2, round((ax1 - ax0) * k)), max(2, round((ay1 - ay0) * k)))
+    lab = cv2.cvtColor(cv2.resize(image[ay0:ay1, ax0:ax1], size, interpolation=cv2.INTER_AREA),
+                       cv2.COLOR_BGR2LAB).astype(np.float32)
+    xs = ((np.arange(size[0]) + 0.5) * (ax1 - ax0) / size[0] + ax0 - cx) / side
+    ys = ((np.arange(size[1]) + 0.5) * (ay1 - ay0) / size[1] + ay0 - cy) / side
+    ring = np.maximum(np.abs(xs)[None, :], np.abs(ys)[:, None]) > 0.75
+    inside = (np.abs(xs)[None, :] <= (x1 - x0) / (2 * side)) & (np.abs(ys)[:, None] <= (y1 - y0) / (2 * side))
+    if ring.sum() < 20 or inside.sum() < 20:
+        return False
+    tray = np.median(lab[ring], 0)
+    if tray[0] >= BARE_DARK:
+        return False
+    distance = np.linalg.norm(lab - tray, axis=2)
+    noise = float(np.median(distance[ring]))
+    unlike = distance > max(10.0, 3.0 * noise)
+    flat = noise < BARE_NOISE and unlike[ring].mean() <= 0.1
+    return bool(flat and unlike[inside].mean() < BARE_BODY)
 
 
 def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:

@@ -211,6 +211,12 @@ def test_a_die_holds_no_other_die():
     assert _nested(boxes[:1], np.array([0.4]), coarse[:1]).tolist() == [True]
 
 
+def light_tray(height: int, width: int) -> np.ndarray:
+    """An empty light tray for the stubbed detector's boxes: on a dark one, a bare box read
+    as a 1 or a 2 would be a speck (`_bare_tray`)."""
+    return np.full((height, width, 3), 160, np.uint8)
+
+
 def stubbed_detector(monkeypatch, boxes, probs, score: float = 0.9):
     """The shipped detector (its numeral reader left out) whose candidates are `boxes` at
     `score` and whose classifier reads `probs` (skipped where it knows d6 only)."""
@@ -229,7 +235,7 @@ def stubbed_detector(monkeypatch, boxes, probs, score: float = 0.9):
 def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
     from vision import detector as D
 
-    img = np.full((200, 200, 3), 90, np.uint8)
+    img = light_tray(200, 200)
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
     probs[:, 0] = 0.15
     probs[0, D.CLASSES.index((20, 17))], probs[0, D.CLASSES.index((20, 11))] = 0.6, 0.25  # 0.71 given a die
@@ -245,7 +251,7 @@ def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_f
     (its kind), and its face stays unsure. A d6 as spread is dropped, as it always was."""
     from vision import detector as D
 
-    img = np.full((200, 200, 3), 90, np.uint8)
+    img = light_tray(200, 200)
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
     probs[:, 0] = 0.1
     for face, p in ((17, 0.3), (11, 0.3), (5, 0.3)):
@@ -283,7 +289,7 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     from vision import detector as D
     from vision.faces import Taught
 
-    img = np.full((300, 300, 3), 90, np.uint8)
+    img = light_tray(300, 300)
     boxes = np.array([[10, 10, 60, 60], [100, 100, 150, 150], [200, 200, 250, 250], [200, 10, 250, 60]],
                      np.float32)
     six, nine, sixteen = (D.CLASSES.index((20, f)) for f in (6, 9, 16))
@@ -328,7 +334,7 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     from vision import detector as D
     from vision.faces import Taught
 
-    img = np.full((300, 600, 3), 90, np.uint8)
+    img = light_tray(300, 600)
     boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(6)], np.float32)
     one, five, six, three = (D.CLASSES.index((6, f)) for f in (1, 5, 6, 3))
     probs = np.zeros((6, len(D.CLASSES)), np.float32)
@@ -381,7 +387,7 @@ def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_a_tau
     from vision import detector as D
     from vision.faces import Taught
 
-    img = np.full((100, 500, 3), 90, np.uint8)
+    img = light_tray(100, 500)
     boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(4)], np.float32)
     two, three, four, six = (D.CLASSES.index((6, f)) for f in (2, 3, 4, 6))
     probs = np.zeros((4, len(D.CLASSES)), np.float32)
@@ -439,3 +445,46 @@ def test_a_small_weak_die_beside_plainly_read_dice_is_a_speck():
     assert _specks(boxes, np.array([0.9, 0.8, 0.35, 0.7, 0.35])).tolist() == [False, False, True, False, False]
     assert _specks(boxes, np.array([0.9, 0.8, -1.0, 0.7, 0.35]))[2] == False  # noqa: E712 (not a die: not kept anyway)
     assert not _specks(boxes, np.array([0.55, 0.5, 0.35, 0.45, 0.35])).any()
+
+
+def speck_scene(tray: int, noise: float = 2.0, seed: int = 0) -> np.ndarray:
+    """A 400x400 tray of grey `tray` with sensor noise, a white speck of 3 px radius at
+    (100, 100), and a dark die (a body a little lighter than a dark tray, lit edges and one
+    pip) at (300, 300)."""
+    rng = np.random.default_rng(seed)
+    img = np.clip(rng.normal(tray, noise, (400, 400, 3)), 0, 255).astype(np.uint8)
+    cv2.circle(img, (100, 100), 3, (235, 235, 235), -1)
+    cv2.rectangle(img, (280, 280), (320, 320), (70, 70, 70), 3)
+    cv2.rectangle(img, (283, 283), (317, 317), (45, 45, 45), -1)
+    cv2.circle(img, (300, 300), 4, (235, 235, 235), -1)
+    return img
+
+
+def test_a_white_speck_alone_on_a_flat_dark_tray_is_a_bare_box():
+    from vision.detector import _bare_tray
+
+    speck, die = (80, 80, 120, 120), (278, 278, 322, 322)
+    dark = speck_scene(20)
+    assert _bare_tray(dark, speck)
+    assert not _bare_tray(dark, die)  # a dark die's body and edges fill its box
+    assert not _bare_tray(speck_scene(200), speck)  # a light tray: a white die on it may show little else
+    assert not _bare_tray(speck_scene(20, noise=25), speck)  # a textured tray: nothing to tell
+    crowded = dark.copy()
+    cv2.rectangle(crowded, (50, 122), (150, 150), (160, 60, 60), -1)  # a die beside it, in its surroundings
+    assert not _bare_tray(crowded, speck)
+    assert _bare_tray(dark[:150, 90:], (0, 80, 30, 120))  # at the photo's edge too
+    assert not _bare_tray(dark, (99, 99, 101, 101))  # a box too small to measure
+
+
+def test_a_d6_read_as_a_1_or_a_2_in_a_bare_box_is_a_speck_not_a_die(monkeypatch):
+    """The speck read as a 1 goes; the die read as a 1 stays, and a bare box read as a 5 is
+    left to the classifier (a speck is one or two pips)."""
+    from vision import detector as D
+
+    img = speck_scene(20)
+    probs = np.zeros((3, len(D.CLASSES)), np.float32)
+    probs[0, D.CLASSES.index((6, 1))] = probs[1, D.CLASSES.index((6, 1))] = 1.0
+    probs[2, D.CLASSES.index((6, 5))] = 1.0
+    det = stubbed_detector(monkeypatch, [[80, 80, 120, 120], [278, 278, 322, 322], [79, 79, 121, 121]], probs)
+    monkeypatch.setattr(D, "OVERLAP", 1.1)  # the speck's two boxes are two candidates here
+    assert [(d.box[0], d.face) for d in det.detect_raw(img)] == [(278, 1), (79, 5)]

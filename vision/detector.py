@@ -82,10 +82,11 @@ BOOK_MARGIN = 0.1
 #: the held-out one and on real pip close-ups: models/MODEL.md, "Numeral reader").
 NUMERAL_D6_UNSURE = 0.8
 NUMERAL_D6_SURE = 0.9
-#: Such a d6 the reader reads as a face of a d10 or d20 at least this surely may be one the
-#: classifier took for a d6 (a marbled d10 seen from above): its probabilities become the mean
-#: of the two, as a d10's or d20's are.
-NUMBERED_FOR_D6 = 0.5
+#: Such a d6 that the reader finds a d10 or a d20 (the kind its faces together make likeliest,
+#: as `best_readings` weighs kinds) with at least this share of its probability may be one
+#: the classifier took for a d6 (a marbled d10 seen from above): its probabilities become the
+#: mean of the two, as a d10's or d20's are (models/MODEL.md).
+NUMBERED_FOR_D6 = 0.7
 #: A d6 the table's book recognised moves to another face the book taught where the numeral
 #: reader is at least this sure of it: the book compares 48 px crops, and a numbered d6 whose
 #: 3 lay dark in its teaching photo looks more like its taught 2 or 5 there. Only from a face
@@ -389,8 +390,8 @@ class Detector:
           `NUMERAL_D6_SURE` sure of a d6 face, the die's face probabilities become the
           reader's (its probability of being a die stays the classifier's). Pips the
           classifier is unsure of rarely make the reader sure; numerals often do. Where the
-          reader is `NUMBERED_FOR_D6` sure of a d10's or d20's face instead, the die's
-          probabilities become the mean of the two.
+          reader finds a d10 or a d20 instead, with `NUMBERED_FOR_D6` of its probability on
+          that kind's faces, the die's probabilities become the mean of the two.
         - A d6 the book recognised: where the reader is `TAUGHT_D6_SURE` sure of another
           face the book taught, it shows that face (its entry in `taught` changes)."""
         reading, _ = best_readings(probs, self.classes)
@@ -409,11 +410,12 @@ class Detector:
         read[again] = self._read(self._crops(image, boxes[again], READER_CROP), self._reader)
         probs[numbered] = (probs[numbered] + read[numbered]) / 2
         d6 = kinds == 6
+        kind_read, of_kind_read = best_readings(read, self.classes)
         for k in np.flatnonzero(unsure_d6):
             r = read[k]
             if kinds[r.argmax()] == 6 and r.max() >= NUMERAL_D6_SURE:
                 probs[k, d6] = die[k] * r[d6] / r[d6].sum()
-            elif kinds[r.argmax()] in (10, 20) and r.max() >= NUMBERED_FOR_D6:
+            elif kinds[kind_read[k]] in (10, 20) and of_kind_read[k] >= NUMBERED_FOR_D6:
                 probs[k] = (probs[k] + r) / 2
         for k in np.flatnonzero(taught_d6):
             c = int(read[k].argmax())

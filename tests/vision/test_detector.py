@@ -488,3 +488,30 @@ def test_a_d6_read_as_a_1_or_a_2_in_a_bare_box_is_a_speck_not_a_die(monkeypatch)
     det = stubbed_detector(monkeypatch, [[80, 80, 120, 120], [278, 278, 322, 322], [79, 79, 121, 121]], probs)
     monkeypatch.setattr(D, "OVERLAP", 1.1)  # the speck's two boxes are two candidates here
     assert [(d.box[0], d.face) for d in det.detect_raw(img)] == [(278, 1), (79, 5)]
+
+
+def test_an_unsure_d6_the_reader_finds_a_d10_by_its_faces_together_is_averaged(monkeypatch):
+    """A d10's probability is spread over ten faces: the reader's kind, not its likeliest
+    face, decides. At 0.8 on d10 faces (none above 0.2) the two readings are averaged; at
+    0.6 the die stays the classifier's d6."""
+    from vision import detector as D
+
+    one, d10 = D.CLASSES.index((6, 1)), [D.CLASSES.index((10, f)) for f in range(10)]
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[:, 0], probs[:, one], probs[:, d10[4]] = 0.05, 0.5, 0.45  # a d6 "1" at 0.53 of the die
+    det = stubbed_detector(monkeypatch, [[10, 10, 60, 60], [100, 100, 150, 150]], probs)
+    reader = object()
+
+    def reads(crops, session):
+        out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
+        for row, on_d10 in zip(out, (0.8, 0.6)):
+            row[d10[4]], row[d10[:4]] = on_d10 / 5, on_d10 / 5  # spread over five d10 faces
+            row[one] = 1 - on_d10
+        return out
+
+    monkeypatch.setattr(det, "_read", reads)
+    det._reader = reader
+    spread, d6 = det.detect_raw(light_tray(200, 200))
+    assert (spread.sides, spread.best_face) == (10, 4)
+    assert spread.face_probs[d10[4] - 1] == pytest.approx((0.45 + 0.16) / 2 / (1 - 0.05 / 2))  # of P(die)
+    assert (d6.sides, d6.best_face) == (6, 1)

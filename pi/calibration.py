@@ -1,7 +1,7 @@
 """Colour calibration at the table: one throw of each seat colour under the camera, learnt,
 saved in the data folder and handed to the detector. And the table's own dice taught
 (`vision.faces`): a teaching session for one kind of die (d6, d10 or d20) asks for each of
-its faces in turn, one photo each, and says which faces are still missing."""
+its faces in turn (a d6's twice, `LOOKS`) and says which faces are still missing."""
 from __future__ import annotations
 
 import logging
@@ -16,6 +16,11 @@ log = logging.getLogger(__name__)
 
 #: The kinds of die a table can teach (`vision.detector.FACES`).
 TEACHABLE = (6, 10, 20)
+#: Photos of each face a teaching session asks for, by kind of die: a d6 a second time,
+#: turned and moved, once every face is shown (one photo of each face taught a numbered d6
+#: to 0.84-0.96 over seven seeds of `python -m vision.teach_check`, two to 0.92-0.99:
+#: vision/README.md); a d10's or d20's book already holds 24 turns of each photo.
+LOOKS = {6: 2, 10: 1, 20: 1}
 #: The colour of the die the demo's synthetic table lays down to be taught.
 DEMO_TEACH_COLOUR = "white"
 
@@ -47,7 +52,7 @@ class Calibration:
         self.changed = changed
         self._lock = threading.Lock()
         self._captured: dict[str, tuple[Any, list[Any]]] = {}
-        self._teaching: dict[str, Any] | None = None  # the session: {"sides": n, "shown": set of faces}
+        self._teaching: dict[str, Any] | None = None  # the session: {"sides": n, "photos": {face: count}}
         self._taught: dict[str, Any] | None = None  # what the last finished session showed
 
     def status(self, camera_present: bool) -> dict[str, Any]:
@@ -76,17 +81,19 @@ class Calibration:
     # -- teaching the table's own dice -----------------------------------------------------
 
     def teaching(self) -> dict[str, Any] | None:
-        """The teaching session, or None: the kind of die, its faces, those shown (photos
-        taken), those missing, and the next face to show (None once every face is)."""
+        """The teaching session, or None: the kind of die, its faces, those shown (a photo
+        taken), those missing, those to show again (`LOOKS`; once none is missing), and the
+        next face to show (None once every face is shown as often as asked)."""
         from vision.detector import FACES
 
         with self._lock:
             if self._teaching is None:
                 return None
-            sides, shown = self._teaching["sides"], set(self._teaching["shown"])
-        missing = [f for f in FACES[sides] if f not in shown]
-        return {"sides": sides, "faces": list(FACES[sides]), "shown": sorted(shown), "missing": missing,
-                "next": missing[0] if missing else None}
+            sides, photos = self._teaching["sides"], dict(self._teaching["photos"])
+        missing = [f for f in FACES[sides] if not photos.get(f)]
+        again = [f for f in FACES[sides] if 0 < photos.get(f, 0) < LOOKS[sides]]
+        return {"sides": sides, "faces": list(FACES[sides]), "shown": sorted(photos), "missing": missing,
+                "again": again, "looks": LOOKS[sides], "next": (missing or again or [None])[0]}
 
     def start_teaching(self, sides: Any) -> Result:
         """Start teaching a die of ``sides`` sides (6, 10 or 20), face by face; a session
@@ -94,7 +101,7 @@ class Calibration:
         if type(sides) is not int or sides not in TEACHABLE:
             return error("Choose the die to teach: d6, d10 or d20.", "教えるダイスを d6・d10・d20 から選んでください。")
         with self._lock:
-            self._teaching = {"sides": sides, "shown": set()}
+            self._teaching = {"sides": sides, "photos": {}}
             self._taught = None
         self.changed()
         return ok(sides=sides)
@@ -160,7 +167,8 @@ class Calibration:
             self.detector.faces = book
         with self._lock:
             if self._teaching is not None and self._teaching["sides"] == sides:
-                self._teaching["shown"].add(face)
+                photos = self._teaching["photos"]
+                photos[face] = photos.get(face, 0) + 1
         self.changed()
         log.info("taught face %d of a d%d from %d dice (%d read right already), saved to %s",
                  face, sides, report.taught, report.controls, path)

@@ -160,7 +160,8 @@ def test_the_pis_own_warnings_and_the_wifi_join_code_fit_a_phone(served, browser
 
 def test_the_teaching_session_fits_a_phone(served, browser):
     """The host teaches a d20 with a phone in one hand: the die tiles, a step ("lay the die
-    down showing N") after two photos, and the finish saying which faces are still missing."""
+    down showing N") after two photos, and the finish saying which faces are still missing;
+    then a d6 asked for its faces again once every face is shown."""
     app, root = served
     if app.table.running():
         assert app.table.end_game()["ok"]
@@ -182,6 +183,14 @@ def test_the_teaching_session_fits_a_phone(served, browser):
         page.click("#teach-finish")
         page.wait_for_selector("#teach-summary")
         _check(page, "teach-finished", lang, problems)
+        page.click("#teach-d6")  # a d6: once every face is shown, each again, turned
+        for _ in range(6):
+            page.click("#teach-photo")
+            page.wait_for_selector("#teach-photo")
+        assert "6" in page.inner_text("#teach-progress") and "1" in page.inner_text("#teach-next")
+        _check(page, "teach-again", lang, problems)
+        page.click("#teach-finish")
+        page.wait_for_selector("#teach-summary")
         context.close()
     assert not problems, "\n".join(problems)
 

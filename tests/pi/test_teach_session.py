@@ -72,6 +72,27 @@ def test_a_d10_is_taught_face_by_face_until_none_is_missing(demo, config):
     assert set(table.camera.detector.faces.sides.tolist()) == {10}
 
 
+def test_a_d6_is_asked_for_each_face_again_turned_once_every_face_is_shown(demo):
+    """One photo of each face teaches a numbered d6 less surely than two (pi.calibration.LOOKS):
+    once none is missing, the session asks for each face again, and says how many are left."""
+    table, client, _ = demo
+    assert client.post("/host/teach/start", json={"sides": 6}, headers=JSON).get_json()["ok"]
+    for face in range(1, 7):
+        assert client.post("/host/teach", json={"face": face}, headers=JSON).get_json()["ok"]
+    session = table.calibration.teaching()
+    assert (session["missing"], session["again"], session["next"]) == ([], [1, 2, 3, 4, 5, 6], 1)
+    text = page(client)
+    assert "6 of 6 faces shown · second photos: 6 to go" in text and "Turn the die and lay it down showing 1 again" in text
+    assert "もう一度 1 の面を上にして" in page(client, "ja") and 'id="teach-photo"' in text
+    for face in (1, 2, 3, 4, 5):
+        assert client.post("/host/teach", json={"face": face}, headers=JSON).get_json()["ok"]
+    assert "second photos: 1 to go" in page(client) and table.calibration.teaching()["next"] == 6
+    assert client.post("/host/teach", json={"face": 6}, headers=JSON).get_json()["ok"]
+    assert table.calibration.teaching()["next"] is None and "Every face is shown" in page(client)
+    finished = client.post("/host/teach/finish", json={}, headers=JSON).get_json()
+    assert finished == {"ok": True, "sides": 6, "shown": [1, 2, 3, 4, 5, 6], "missing": []}
+
+
 def test_finishing_early_says_which_faces_are_still_missing(demo):
     table, client, _ = demo
     assert client.post("/host/teach/start", json={"sides": 6}, headers=JSON).get_json()["ok"]

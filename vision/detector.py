@@ -422,8 +422,8 @@ class Detector:
         side = _side(boxes)
         for k in np.flatnonzero(unsure_d6):
             r = read[k]
-            lost = face[k] < self.face_min and side[k] >= NUMERAL_D6_MIN_SIDE  # its face would not count
-            if kinds[r.argmax()] == 6 and r.max() >= (self.face_min if lost else NUMERAL_D6_SURE):
+            faceless = face[k] < self.face_min and side[k] >= NUMERAL_D6_MIN_SIDE  # its own face would not count
+            if kinds[r.argmax()] == 6 and r.max() >= (self.face_min if faceless else NUMERAL_D6_SURE):
                 probs[k, d6] = die[k] * r[d6] / r[d6].sum()
             elif kinds[kind_read[k]] in (10, 20) and of_kind_read[k] >= NUMBERED_FOR_D6:
                 probs[k] = (probs[k] + r) / 2

@@ -6,8 +6,11 @@ integers per output channel, activations as 8-bit integers with ranges calibrate
 crops the detector in MODEL_DIR cuts from rendered scenes (`vision.training.scenes`, fixed seeds:
 the same float model always gives the same 8-bit one, and no photos are needed). On an
 x86 CPU with 8-bit dot products (VNNI) the classifier then runs in about half the time,
-and reads within a die of the float one on every test set (models/MODEL.md); on a Pi's
-ARM cores it was not measured. When the detector finds nothing to read in the rendered
+and reads within a die or two of the float one on every test set (models/MODEL.md); on a
+Pi's ARM cores it was not measured. The weights take 7 bits (`reduce_range`): an x86 CPU
+without VNNI (AVX2 alone) multiplies 8-bit activations by 8-bit weights with an
+instruction whose 16-bit sums saturate, and there full 8-bit weights lost 1 die in 100 on
+the webcam photos; with 7 bits the sums fit, and the file reads the same on every CPU. When the detector finds nothing to read in the rendered
 scenes (an untrained one), there is nothing to calibrate on: the command says so and exits
 with 2, the float classifier left as it was.
 
@@ -83,7 +86,7 @@ def quantize(model_dir: str | Path, scenes: int = SCENES, seed: int = SEED) -> P
     try:
         quant_pre_process(str(path), str(prepared))  # shapes inferred, graph optimised, as onnxruntime advises
         quantize_static(str(prepared), str(tmp), Crops(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, reduce_range=True)
         os.replace(tmp, path)
     finally:
         for leftover in (prepared, tmp):

@@ -10,9 +10,10 @@ and reads within a die or two of the float one on every test set (models/MODEL.m
 Pi's ARM cores it was not measured. The weights take 7 bits (`reduce_range`): an x86 CPU
 without VNNI (AVX2 alone) multiplies 8-bit activations by 8-bit weights with an
 instruction whose 16-bit sums saturate, and there full 8-bit weights lost 1 die in 100 on
-the webcam photos; with 7 bits the sums fit, and the file reads the same on every CPU. When the detector finds nothing to read in the rendered
-scenes (an untrained one), there is nothing to calibrate on: the command says so and exits
-with 2, the float classifier left as it was.
+the webcam photos; with 7 bits the sums fit, and the file reads the same on every CPU.
+When the detector finds nothing to read in the rendered scenes (an untrained one), there
+is nothing to calibrate on: the command says so and exits with 2, the float classifier
+left as it was.
 
 The detector stays in floats: its depthwise convolutions run slower in 8 bits.
 `vision.training.train --init-from` and `--teacher` read both kinds of classifier.

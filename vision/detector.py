@@ -93,11 +93,12 @@ NUMERAL_D6_MIN_SIDE = 40
 #: the classifier took for a d6 (a marbled d10 seen from above): its probabilities become the
 #: mean of the two, as a d10's or d20's are (models/MODEL.md).
 NUMBERED_FOR_D6 = 0.7
-#: A d6 the table's book recognised moves to another face the book taught where the numeral
-#: reader is at least this sure of it: the book compares 48 px crops, and a numbered d6 whose
-#: 3 lay dark in its teaching photo looks more like its taught 2 or 5 there. Only from a face
-#: the reader read right on every die taught as it (`FaceBook.reader_knows`): a logo (a star
-#: on the 6) is no numeral to the reader (`python -m vision.teach_check`; vision/README.md).
+#: A d6 the table's book recognised moves to another face the book holds (taught, or a
+#: control) where the numeral reader is at least this sure of it: the book compares 48 px
+#: crops, and a numbered d6 whose 3 lay dark in its teaching photo looks more like its taught
+#: 2 or 5 there. Only from a face the reader read right on every die taught as it
+#: (`FaceBook.reader_knows`): a logo (a star on the 6) is no numeral to the reader (`python -m
+#: vision.teach_check`; vision/README.md).
 TAUGHT_D6_SURE = 0.7
 #: A crop whose first reading is at least this sure is not read again turned.
 SURE = 0.8
@@ -401,7 +402,7 @@ class Detector:
           `NUMBERED_FOR_D6` of its probability on that kind's faces, the die's probabilities
           become the mean of the two.
         - A d6 the book recognised: where the reader is `TAUGHT_D6_SURE` sure of another
-          face the book taught, it shows that face (its entry in `taught` changes)."""
+          face the book holds, it shows that face (its entry in `taught` changes)."""
         reading, _ = best_readings(probs, self.classes)
         kinds = np.array([sides for sides, _ in self.classes])
         die = 1.0 - probs[:, 0]
@@ -429,7 +430,7 @@ class Detector:
                 probs[k] = (probs[k] + r) / 2
         for k in np.flatnonzero(taught_d6):
             c = int(read[k].argmax())
-            if (kinds[c] == 6 and read[k, c] >= TAUGHT_D6_SURE and c in self.faces.taught_classes
+            if (kinds[c] == 6 and read[k, c] >= TAUGHT_D6_SURE and c in self.faces.held_classes
                     and taught[k].cls in self.faces.reader_knows):
                 taught[k] = taught[k]._replace(cls=c, face=self.classes[c][1])
         for k in np.flatnonzero(numbered):

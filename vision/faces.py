@@ -28,11 +28,13 @@ the rest of the other; a sure reading's signature, or a sure "not a die"'s, is t
 whatever drew it, so there the look alone decides). An unsure die, or what the model calls
 no die, must also look at least `UNSURE_LOOK` or `NOT_A_DIE_LOOK` alike. When the nearest
 is a taught view and at least `threshold` similar, that die and face replace the
-classifier's reading. A die the model is sure shows another face is never changed (unless
-the model was as sure of that reading on a taught die, and the crop looks at least
-`SURE_LOOK` like another taught face of its kind), and an ordinary die of this table is
-nearer one of its controls. Measured (see vision/README.md,
-`python -m vision.teach_check`).
+classifier's reading; when it is a control and the model is unsure of the crop, the
+control's face does (this table's own die, seen less well than when it was taught: a
+numbered d6 whose 2 the model read right in its one teaching photo). A die the model is
+sure shows another face is never changed (unless the model was as sure of that reading on a
+taught die, and the crop looks at least `SURE_LOOK` like another taught face of its kind),
+and an ordinary die of this table is nearer one of its controls. Measured (see
+vision/README.md, `python -m vision.teach_check`).
 
 Saved as `faces.npz` beside the colour calibration; `detect`, `evaluate` and the appliance
 load it when it is there (`Detector(faces=...)`). A book saved before d10 and d20 could be
@@ -298,6 +300,8 @@ class FaceBook:
         #: another taught face (`vision.detector.TAUGHT_D6_SURE`). A logo is no numeral to the
         #: reader, so a die taught by its logo stays.
         self.taught_classes = frozenset(np.unique(self.classes[self.taught]).tolist())
+        #: Every class the book holds, taught or as a control: the faces this table's dice show.
+        self.held_classes = frozenset(np.unique(self.classes).tolist())
         self.reader_knows = frozenset(c for c in self.taught_classes if (self.reader_read[self.classes == c] == c).all())
 
     @classmethod
@@ -343,8 +347,9 @@ class FaceBook:
         classifier's reading stands). `probs`: the classifier's class probabilities of the
         crops (N x classes); a taught face only replaces the reading the model gave it when
         it was taught (e.g. a 1 for a star on the 6), or an unsure one, and only with a
-        class the classifier has (a d6-only classifier takes no taught d10). Without
-        `probs` every crop counts as unsure."""
+        class the classifier has (a d6-only classifier takes no taught d10); a control's
+        face (one the model read right when taught) only an unsure one. Without `probs`
+        every crop counts as unsure."""
         out: list[Taught | None] = [None] * len(crops)
         if not len(crops) or not self.taught.any():
             return out
@@ -381,9 +386,9 @@ class FaceBook:
         floor = np.where(unsure[:, None], by_kind(UNSURE_LOOK), by_kind(NOT_A_DIE_LOOK))
         allowed &= (read[todo, None] != 0) | (look >= floor)
         sims = np.where(allowed, sims, -2.0)
-        for i, row in zip(todo, sims):
+        for i, row, doubt in zip(todo, sims, unsure):
             k = int(row.argmax())
-            if self.taught[k] and row[k] >= self.threshold:
+            if (self.taught[k] or doubt) and row[k] >= self.threshold:
                 sides, face = CLASSES[int(self.classes[k])]
                 out[i] = Taught(int(self.classes[k]), float(row[k]), sides, face)
         return out

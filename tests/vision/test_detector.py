@@ -367,7 +367,7 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     monkeypatch.setattr(det, "_read", reads)
 
     class Book:  # the table taught the sixth die
-        taught_classes = reader_knows = frozenset({one})
+        held_classes = reader_knows = frozenset({one})
 
         def read(self, crops, probs):
             return [None] * 5 + [Taught(one, 0.9, 6, 1)] + [None] * 3
@@ -393,19 +393,19 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)][0] == (6, 6)
 
 
-def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_a_taught_one(monkeypatch):
+def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_one_the_book_holds(monkeypatch):
     """A d6 the book recognised shows the face the reader is TAUGHT_D6_SURE sure of, where
-    that face was taught too and the reader read the book's face right when it was taught
-    (a numbered d6 whose dark 3 the book takes for its taught 2). A face the reader did not
-    read right when taught (a logo), a face not taught, or a reading not sure enough: the
-    book's face stays."""
+    the book holds that face too (taught, or a control the model read right) and the reader
+    read the book's face right when it was taught (a numbered d6 whose dark 3 the book takes
+    for its taught 2). A face the reader did not read right when taught (a logo), a face the
+    book does not hold, or a reading not sure enough: the book's face stays."""
     from vision import detector as D
     from vision.faces import Taught
 
-    img = light_tray(100, 500)
-    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(4)], np.float32)
-    two, three, four, six = (D.CLASSES.index((6, f)) for f in (2, 3, 4, 6))
-    probs = np.zeros((4, len(D.CLASSES)), np.float32)
+    img = light_tray(100, 600)
+    boxes = np.array([[10 + 100 * k, 10, 60 + 100 * k, 60] for k in range(5)], np.float32)
+    two, three, four, five, six = (D.CLASSES.index((6, f)) for f in (2, 3, 4, 5, 6))
+    probs = np.zeros((5, len(D.CLASSES)), np.float32)
     probs[:, two] = 1.0
     det = stubbed_detector(monkeypatch, boxes, probs)
     sure = D.TAUGHT_D6_SURE + 0.01
@@ -415,22 +415,25 @@ def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_a_tau
         out[:, three], out[:, four] = sure, 1 - sure
         out[1, three], out[1, four] = 1 - sure, sure  # sure of a 4, a face not taught
         out[3, three], out[3, four] = sure - 0.06, 1.06 - sure  # not sure enough
+        out[4, three], out[4, five] = 1 - sure, sure  # sure of a 5, a control
         return out
 
     monkeypatch.setattr(det, "_read", reads)
 
-    class Book:  # taught 2, 3 and a logo 6; the reader read the taught 2 and 3 right
-        taught_classes = frozenset({two, three, six})
+    class Book:  # taught 2, 3 and a logo 6, a 5 as a control; the reader read the taught 2 and 3 right
+        held_classes = frozenset({two, three, five, six})
         reader_knows = frozenset({two, three})
 
         def read(self, crops, probs):
-            return [Taught(two, 0.9, 6, 2), Taught(two, 0.9, 6, 2), Taught(six, 0.9, 6, 6), Taught(two, 0.9, 6, 2)]
+            return [Taught(two, 0.9, 6, 2), Taught(two, 0.9, 6, 2), Taught(six, 0.9, 6, 6), Taught(two, 0.9, 6, 2),
+                    Taught(two, 0.9, 6, 2)]
 
     det.faces = Book()
     det._reader = object()
-    assert [(d.best_face, d.sure) for d in det.detect_raw(img)] == [(3, True), (2, True), (6, True), (2, True)]
+    assert [(d.best_face, d.sure) for d in det.detect_raw(img)] == [(3, True), (2, True), (6, True), (2, True),
+                                                                     (5, True)]
     det._reader = None
-    assert [d.best_face for d in det.detect_raw(img)] == [2, 2, 6, 2]
+    assert [d.best_face for d in det.detect_raw(img)] == [2, 2, 6, 2, 2]
 
 
 def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):

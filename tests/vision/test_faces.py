@@ -503,3 +503,31 @@ def test_a_sure_misreading_this_table_is_known_for_gives_way_to_a_taught_face_th
     assert known.read(one, sure_six)[0].face == 1
     assert known.read(plain, sure_six) == [None]
     assert book(0).read(four, sure_six) == [None]  # the model was never wrong-sure of a 6 here
+
+
+def test_an_unsure_die_that_looks_like_a_control_shows_the_controls_face():
+    """A control is a face of this table's dice the model read right when it was taught (a
+    numbered d6's 2): a crop of it the model is unsure of shows that face. A crop the model is
+    sure of keeps its reading, and one that looks like no example stays unsure."""
+    from vision.detector import class_of
+    from vision.faces import D6_TURNS, TURNS, descriptors, signatures
+
+    rng = np.random.default_rng(7)
+    two, four, plain = (cv2.GaussianBlur(rng.integers(0, 255, (48, 48, 3)).astype(np.uint8), (0, 0), 1.5)[None]
+                        for _ in range(3))
+    unsure = np.full((1, 37), 0.5 / 36, np.float32)
+    unsure[0, 0] = 0.5
+    n, c = D6_TURNS, TURNS  # a taught 4 (the model was unsure), a control 2 (read right)
+    book = FaceBook(np.concatenate([descriptors(four, n), descriptors(two, c)]),
+                    [class_of(6, 4)] * n + [class_of(6, 2)] * c, [True] * n + [False] * c,
+                    [0] * n + [class_of(6, 2)] * c, np.arange(n + c) % n == 0,
+                    signatures=np.concatenate([np.repeat(signatures(unsure), n, 0),
+                                               np.repeat(signatures(_sure(class_of(6, 2))), c, 0)]))
+    assert book.held_classes == {class_of(6, 2), class_of(6, 4)} and book.taught_classes == {class_of(6, 4)}
+    leaning = np.full((1, 37), 0.35 / 35, np.float32)  # a die, most likely a 2, but under FACE_MIN
+    leaning[0, 0], leaning[0, class_of(6, 2)] = 0.2, 0.45
+    taken = book.read(two, leaning)[0]
+    assert taken.cls == class_of(6, 2) and taken.similarity >= book.threshold
+    assert book.read(four, unsure)[0].face == 4
+    assert book.read(two, _sure(class_of(6, 2))) == [None]  # sure, and right: it stands
+    assert book.read(plain, leaning) == [None]

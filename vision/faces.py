@@ -326,8 +326,8 @@ class FaceBook:
     def known(self) -> dict[int, list[int]]:
         """The faces of each kind of die this book holds, taught or as controls (sides -> faces)."""
         out: dict[int, set[int]] = {}
-        for c in np.unique(self.classes):
-            sides, face = CLASSES[int(c)]
+        for c in self.held_classes:
+            sides, face = CLASSES[c]
             out.setdefault(sides, set()).add(face)
         return {n: sorted(f) for n, f in sorted(out.items())}
 

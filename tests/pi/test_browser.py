@@ -110,8 +110,15 @@ def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(s
     """The page moves while Aki holds her virtual button (an update pushes the button away
     from under the pointer): the hold goes on until the finger lifts, as on the real button,
     instead of being cut short by the pointer leaving the button."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
     appliance, root, clock = served
     page = browser.new_page(locale="en-US")
+    seen = []  # what the page did, in order: the message if the release goes astray
+    page.on("request", lambda r: seen.append(f"sent {r.url.rsplit('/', 2)[-2]}"))
+    page.on("requestfailed", lambda r: seen.append(f"failed {r.url} ({r.failure})"))
+    page.on("framenavigated", lambda f: seen.append(f"loaded {f.url}"))
     page.goto(f"{root}/seat/{appliance.table.record.tokens['Aki']}")
     button = page.locator("#button-Aki")
     button.hover()
@@ -126,11 +133,13 @@ def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(s
                          [x, y])
     assert button.evaluate("b => b.classList.contains('pressed')")  # still held
     clock.advance(1.5)
-    with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):
-        page.mouse.up()
+    assert "sent release" not in seen, f"released before the finger lifted: {seen}"
+    try:
+        with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):
+            page.mouse.up()
+    except PlaywrightTimeout:
+        raise AssertionError(f"no answer to the release within 30 s; the page: {seen}") from None
     assert not button.evaluate("b => b.classList.contains('pressed')")
-    from playwright.sync_api import expect
-
     expect(page.locator("#my-led")).to_have_text("locked")  # the whole hold counted
     page.close()
 

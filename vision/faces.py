@@ -58,12 +58,12 @@ SIDE = 24  # descriptor patch side (pixels)
 INNER = 0.86  # share of the top face's side the patch covers (the bevel left out)
 DETAIL = 0.3  # weight of the fine detail (what tells a star from a big pip) in a descriptor
 THRESHOLD = 0.70  # least similarity for a taught face to be taken (measured in vision/README.md)
-MAX_CONTROLS = 400  # ordinary faces kept as controls at most
+MAX_CONTROLS = 100  # dice read right kept as controls at most (each in every view: 2,400 views of d6)
 #: Weight of the look (the descriptors) against the model's signature in a similarity, by the
 #: example's kind of die: a numeral on a d6 is large and squared to its edges, a d10's or d20's
 #: small among its neighbours' (measured with `python -m vision.teach_check`).
 LOOK = {6: 0.3, 10: 0.1, 20: 0.1}
-TURNS = 4  # stored turns of a d6 the model read right (a control), and of every d6 in a version-2 book
+TURNS = 4  # stored turns of every d6 in a version-2 book (its first-view marks)
 D6_TURNS = 8  # stored turns of a d6's example (every 45 degrees: the model's reading of numerals turns)
 POLY_TURNS = 24  # stored turns of a d10's or d20's example (every 15 degrees)
 #: Least look similarity, by the example's kind of die, for a crop the model is unsure of (its
@@ -402,8 +402,8 @@ class FaceBook:
         `vision.detector.Detector` (its own book is not used). The book holds the taught
         faces and the controls (no example at all when nothing was matched)."""
         report = Teaching()
-        taught: list[tuple[np.ndarray, int, bool, int]] = []
-        controls: list[tuple[np.ndarray, int, bool, int]] = []
+        taught: list[tuple[np.ndarray, int, int]] = []
+        controls: list[tuple[np.ndarray, int, int]] = []
         for image, labels in photos:
             report.photos += 1
             kinds = []
@@ -427,7 +427,7 @@ class FaceBook:
                 c = class_of(sides, face)
                 numeral = -1 if detector._reader is None else int(
                     detector._read(detector._crops(image, boxes[k:k + 1], READER_CROP), detector._reader).argmax())
-                (controls if read[k] == c else taught).append((crops[k], c, read[k] == c, numeral))
+                (controls if read[k] == c else taught).append((crops[k], c, numeral))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:
             keep = np.random.default_rng(0).choice(len(controls), MAX_CONTROLS, replace=False)
@@ -439,27 +439,28 @@ class FaceBook:
         return cls(*columns[:5], signatures=columns[5], reader_read=columns[6]), report
 
     @staticmethod
-    def _rows(examples: list[tuple[np.ndarray, int, bool, int]], classify) -> tuple[np.ndarray, ...]:
+    def _rows(examples: list[tuple[np.ndarray, int, int]], classify) -> tuple[np.ndarray, ...]:
         """(descriptors, classes, taught flags, model readings, first-view marks, signatures,
-        reader readings) of examples (crop, class, read right, the numeral reader's reading of
-        the die), each in its `views`. `classify` (the detector's
-        classifier: crops -> class probabilities) reads every view: the model's reading and
-        opinion of a numeral change as it turns, so each view keeps its own, and a view is
-        *taught* where the model reads it wrong or is unsure, else a control. An example the
-        model read right is kept in fewer views (a d6 in its quarter turns, at its own size):
-        it only has to be nearer an ordinary die than the taught ones."""
+        reader readings) of examples (crop, class, the numeral reader's reading of the die),
+        each in its `views`. `classify` (the detector's classifier: crops -> class
+        probabilities) reads every view: the model's reading and opinion of a numeral change
+        as it turns, so each view keeps its own, and a view is *taught* where the model reads
+        it wrong or is unsure, else a control. A die the model read right is kept in as many
+        views as one it misread: where the model also gives its reading to a taught face (a
+        numbered d6's 5 it reads as 6), a crop read so is told from that face by its look,
+        and the two must be compared in the same views (with its quarter turns alone, a
+        numbered d6's 6 looked more like the taught 5 than like itself)."""
         rows = []
-        for crop, c, right, numeral in examples:
+        for crop, c, numeral in examples:
             sides = CLASSES[c][0]
-            n = TURNS if sides == 6 and right else turns_of(sides)
-            scales = SCALES[:1] if right else SCALES
-            crops = views(crop, n, scales)
+            n = turns_of(sides)
+            crops = views(crop, n, SCALES)
             probs = classify(crops)
             read = readings(probs)
             # A d6's look is its face squared to its edges: each view's own; a d10's or d20's
             # (no square edges) each size's look turned.
             look = descriptors(crops) if sides == 6 else \
-                np.concatenate([descriptors(crops[i * n:i * n + 1], n) for i in range(len(scales))])
+                np.concatenate([descriptors(crops[i * n:i * n + 1], n) for i in range(len(SCALES))])
             m = len(crops)
             rows.append((look, np.full(m, c), read != c, read, np.arange(m) == 0, signatures(probs), np.full(m, numeral)))
         return tuple(np.concatenate([row[i] for row in rows]) for i in range(7))

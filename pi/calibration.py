@@ -19,7 +19,8 @@ TEACHABLE = (6, 10, 20)
 #: Photos of each face a teaching session asks for, by kind of die: a d6 a second time,
 #: turned and moved, once every face is shown (one photo of each face taught a numbered d6
 #: to 0.84-0.96 over seven seeds of `python -m vision.teach_check`, two to 0.92-0.99:
-#: vision/README.md); a d10's or d20's book already holds 24 turns of each photo.
+#: vision/README.md); a d10's or d20's book already holds 24 turns of each photo, and two
+#: photos of each d20 face read no surer (docs/model-history.md, "2026-11-29, evening").
 LOOKS = {6: 2, 10: 1, 20: 1}
 #: The colour of the die the demo's synthetic table lays down to be taught.
 DEMO_TEACH_COLOUR = "white"

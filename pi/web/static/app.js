@@ -41,7 +41,16 @@
   var csrfMeta = document.querySelector("meta[name=csrf]");
   var csrf = csrfMeta ? csrfMeta.content : "";
 
+  // A page that must load again (its forms changed) waits for its own requests to be
+  // answered first: a reload would cut them off, and with them a refusal's reason.
+  var sending = 0;
+  var reloadWhenAnswered = false;
+  function reload() {
+    if (sending > 0) { reloadWhenAnswered = true; return; }
+    window.location.reload();
+  }
   function send(url, data, near) {
+    sending += 1;
     return fetch(url, { method: "POST", body: data, headers: { "Accept": "application/json", "X-CSRF-Token": csrf }, credentials: "same-origin" })
       .then(function (response) {
         return response.json().then(function (answer) {
@@ -49,7 +58,12 @@
           if (answer.message) { showToast(words(answer.message), "ok"); }
           return true;
         }, function () { if (!response.ok) { showError(offline, near); } return response.ok; });
-      }, function () { showError(offline, near); return false; });
+      }, function () { showError(offline, near); return false; })
+      .then(function (ok) {
+        sending -= 1;
+        if (reloadWhenAnswered && sending === 0) { window.location.reload(); }
+        return ok;
+      });
   }
   function post(url, near) { return send(url, null, near); }
 
@@ -356,7 +370,7 @@
     }
     if (body.dataset.forms !== undefined && changed && !typing && !reloading) {
       reloading = true;  // data-forms keeps saying what this page shows until it is reloaded
-      window.location.reload();
+      reload();
     }
   }
 

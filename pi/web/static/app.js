@@ -42,11 +42,16 @@
   var csrf = csrfMeta ? csrfMeta.content : "";
 
   // A page that must load again (its forms changed) waits for its own requests to be
-  // answered first: a reload would cut them off, and with them a refusal's reason.
+  // answered first: a reload would cut them off, and with them a refusal's reason. An
+  // answer that never comes (the Wi-Fi dropped) holds the page back 5 s at most.
   var sending = 0;
   var reloadWhenAnswered = false;
   function reload() {
-    if (sending > 0) { reloadWhenAnswered = true; return; }
+    if (sending > 0) {
+      reloadWhenAnswered = true;
+      setTimeout(function () { window.location.reload(); }, 5000);
+      return;
+    }
     window.location.reload();
   }
   function send(url, data, near) {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(s
         # answer is held back until the page has heard of the lock, as on a busy table, and
         # the reload must wait for it instead of cutting it off.
         answer = route.fetch()
-        page.wait_for_function("document.getElementById('my-led').dataset.led === 'locked'")
+        page.wait_for_function("() => document.getElementById('my-led').dataset.led === 'locked'")
         route.fulfill(response=answer)
 
     page.route("**/demo/release/Aki", answer_after_the_lock_is_shown)
@@ -149,8 +150,53 @@ def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(s
             page.mouse.up()
     except PlaywrightTimeout:
         raise AssertionError(f"no answer to the release within 30 s; the page: {seen}") from None
-    assert not button.evaluate("b => b.classList.contains('pressed')")
+    expect(button).not_to_have_class(re.compile(r"\bpressed\b"))  # on the page as it reloads
     expect(page.locator("#my-led")).to_have_text("locked")  # the whole hold counted
+    page.close()
+
+
+def test_a_page_that_must_reload_waits_for_the_holding_finger(served, browser):
+    """Aki's declaration locks from her phone while her finger still holds the virtual button
+    (her forms change, so the page must load again): the page waits for the finger to lift
+    and sends the release first, instead of reloading under it and leaving the pin pressed."""
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    seen = []
+    page.on("request", lambda r: seen.append(f"sent {r.url.rsplit('/', 2)[-2]}"))
+    page.on("framenavigated", lambda f: seen.append("loaded"))
+    page.goto(f"{root}/seat/{appliance.table.record.tokens['Aki']}")
+    pin = appliance.panel.button_pin("Aki")
+    up = pin.state
+    button = page.locator("#button-Aki")
+    button.hover()
+    with page.expect_response(lambda r: r.url.endswith("/demo/press/Aki")):
+        page.mouse.down()
+    assert pin.state != up
+    assert declare(appliance.table, "Aki", 2)["ok"]
+    page.wait_for_function("() => document.getElementById('my-led').dataset.led === 'locked'")  # heard of it
+    assert seen[-1] != "loaded", seen
+    with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki"), timeout=10_000):
+        page.mouse.up()
+    expect(page.locator("#form-declare")).to_have_count(0)  # and then the page loaded again
+    assert seen.index("sent release") < len(seen) - 1 - seen[::-1].index("loaded"), seen
+    assert pin.state == up  # let go
+    page.close()
+
+
+def test_an_answer_survives_the_reload_it_causes(served, browser):
+    """Ben's declaration from his phone changes his forms, so the page loads again: the
+    answer ("Sent.") is still shown on the page that comes back."""
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    page.goto(f"{root}/seat/{appliance.table.record.tokens['Ben']}")
+    page.evaluate("window.oldPage = true")
+    page.locator("#form-declare label.value", has_text="2").click()
+    page.locator("#send-declare").click()
+    page.wait_for_function("""() => !window.oldPage && document.readyState !== 'loading'
+        && !document.getElementById('form-declare')
+        && !document.getElementById('toast').hidden && document.getElementById('toast').textContent === 'Sent.'""")
     page.close()
 
 

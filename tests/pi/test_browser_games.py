@@ -103,8 +103,10 @@ class Table:
         try:  # the page reloads itself when its forms change: wait for that first
             # (no body yet while the new page is loading: not a page error, just not there yet)
             page.wait_for_function("forms => !!document.body && document.body.getAttribute('data-forms') === forms",
-                                   arg=forms, timeout=1000)
-        except Error:
+                                   arg=forms, timeout=10_000)
+        except Error:  # a fresh page, not a goto that the old page's own reload could cut off
+            page.close()
+            page = self.phones[seat] = self.context.new_page()
             page.goto(f"{self.root}/seat/{self.table.record.tokens[seat]}")
         page.wait_for_load_state()
         return page
@@ -118,7 +120,7 @@ class Table:
             self.status.locator("#demo-throw").click()
         import time
 
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         version = self.table.version
         while self.events() == before and time.monotonic() < deadline:
             waiting = [s for s in self.phones if self.table.snapshot(s)["to_type"]]
@@ -134,7 +136,7 @@ class Table:
                 self.status.locator("#demo-apply").click()
                 break
             version = self.table.wait_for_change(version, timeout=0.5)
-        self.wait_for_event(before)
+        self.wait_for_event(before, timeout=60)
 
     def submit(self, inp: dict, seat: str | None, choose=None) -> None:
         """Send ``inp`` from ``seat``'s page (the host page when None) with the form's own

@@ -41,19 +41,46 @@
   var csrfMeta = document.querySelector("meta[name=csrf]");
   var csrf = csrfMeta ? csrfMeta.content : "";
 
-  // A page that must load again (its forms changed) waits for its own requests to be
-  // answered first: a reload would cut them off, and with them a refusal's reason. An
-  // answer that never comes (the Wi-Fi dropped) holds the page back 5 s at most.
+  // A page that must load again (its forms changed) first lets its own requests be answered
+  // and a held seat button be let go: a reload would cut them off, and with them a refusal's
+  // reason or the button's release. An answer that never comes (the Wi-Fi dropped) holds the
+  // page back 10 s at most. The last message shown comes back on the reloaded page; a page
+  // leaving for a plain form's answer is not reloaded under it.
   var sending = 0;
-  var reloadWhenAnswered = false;
-  function reload() {
-    if (sending > 0) {
-      reloadWhenAnswered = true;
-      setTimeout(function () { window.location.reload(); }, 5000);
-      return;
+  var holding = 0;
+  var reloadWanted = false;
+  var reloadTimer = null;
+  var leaving = false;
+  var KEPT = "dicetable-toast";
+  function reloadNow() {
+    if (leaving) { return; }
+    leaving = true;
+    if (toast && !toast.hidden) {
+      try { sessionStorage.setItem(KEPT, JSON.stringify({ text: toast.textContent, kind: toast.className })); } catch (e) { /* private mode */ }
     }
+    body.inert = true;  // a tap now would be lost with the old page
     window.location.reload();
   }
+  function reload() {
+    reloadWanted = true;
+    if (sending === 0 && holding === 0) { reloadNow(); return; }
+    if (!reloadTimer) {
+      reloadTimer = setTimeout(function () {
+        reloadTimer = null;
+        if (holding > 0) { reload(); } else { reloadNow(); }
+      }, 10000);
+    }
+  }
+  function settled() {
+    // after the callers' own handlers, so that their message is the one kept
+    if (reloadWanted && sending === 0 && holding === 0) { setTimeout(reloadNow, 0); }
+  }
+  try {
+    var kept = JSON.parse(sessionStorage.getItem(KEPT) || "null");
+    sessionStorage.removeItem(KEPT);
+    if (kept) { showToast(kept.text, String(kept.kind).replace("toast", "").trim()); }
+  } catch (e) { /* nothing kept */ }
+
   function send(url, data, near) {
     sending += 1;
     return fetch(url, { method: "POST", body: data, headers: { "Accept": "application/json", "X-CSRF-Token": csrf }, credentials: "same-origin" })
@@ -64,11 +91,7 @@
           return true;
         }, function () { if (!response.ok) { showError(offline, near); } return response.ok; });
       }, function () { showError(offline, near); return false; })
-      .then(function (ok) {
-        sending -= 1;
-        if (reloadWhenAnswered && sending === 0) { window.location.reload(); }
-        return ok;
-      });
+      .then(function (ok) { sending -= 1; settled(); return ok; });
   }
   function post(url, near) { return send(url, null, near); }
 
@@ -76,13 +99,16 @@
   // beside the form. A form with data-confirm asks first and says what will be lost.
   document.addEventListener("submit", function (e) {
     var form = e.target;
-    if (!form.matches || !form.matches("form.input-form, form[data-async], form[data-confirm]")) { return; }
+    if (!form.matches || !form.matches("form.input-form, form[data-async], form[data-confirm]")) {
+      if (!e.defaultPrevented) { leaving = true; }  // a plain post: the page follows it
+      return;
+    }
     if (form.dataset.confirm) {
       if (!window.confirm(form.dataset.confirm)) { e.preventDefault(); return; }
       var flag = form.querySelector("input[name=confirm]");
       if (!flag) { flag = document.createElement("input"); flag.type = "hidden"; flag.name = "confirm"; form.appendChild(flag); }
       flag.value = "1";
-      if (!form.matches("form.input-form, form[data-async]")) { return; }  // a plain post: the page follows it
+      if (!form.matches("form.input-form, form[data-async]")) { leaving = true; return; }
     }
     e.preventDefault();
     var submitter = e.submitter;
@@ -94,7 +120,7 @@
       if (submitter) { submitter.disabled = false; }
       if (ok) {
         showToast(words({ en: "Sent.", ja: "送信しました。" }), "ok");
-        if (form.dataset.reload !== undefined) { window.location.reload(); }
+        if (form.dataset.reload !== undefined) { reload(); }
       }
     });
   });
@@ -350,9 +376,8 @@
   var camera = document.getElementById("camera");
   var cameraOk = Boolean(camera && camera.dataset.ok === "yes");
 
-  var reloading = false;
-
   function update(state) {
+    lastState = null;
     body.dataset.version = state.version;
     cameraOk = Boolean(state.camera && state.camera.ok);
     if (camera && !cameraOk) { camera.hidden = true; }
@@ -373,11 +398,16 @@
       var prompt = state.prompt ? "yes" : "";
       changed = changed || game !== body.dataset.game || prompt !== body.dataset.prompt;
     }
-    if (body.dataset.forms !== undefined && changed && !typing && !reloading) {
-      reloading = true;  // data-forms keeps saying what this page shows until it is reloaded
-      reload();
+    if (body.dataset.forms !== undefined && changed && !reloadWanted) {
+      // data-forms keeps saying what this page shows until it is reloaded; a field being
+      // typed in is not taken away: the page looks again when the field is left
+      if (typing) { lastState = state; } else { reload(); }
     }
   }
+  var lastState = null;
+  document.addEventListener("focusout", function () {
+    if (lastState) { setTimeout(function () { if (lastState) { var state = lastState; lastState = null; update(state); } }, 0); }
+  });
 
   function show(msg) {
     var live = document.getElementById("live");
@@ -426,9 +456,16 @@
       // under a holding finger must not release it (it would cut a hold short).
       if (button.setPointerCapture) { try { button.setPointerCapture(e.pointerId); } catch (err) { /* no pointer */ } }
       button.classList.add("pressed");
+      holding += 1;  // a reload waits for the finger to lift
       queued("/demo/press/" + seat);
     }
-    function release(e) { if (!down) { return; } down = false; button.classList.remove("pressed"); queued("/demo/release/" + seat); }
+    function release(e) {
+      if (!down) { return; }
+      down = false;
+      button.classList.remove("pressed");
+      queued("/demo/release/" + seat);
+      queue.then(function () { holding -= 1; settled(); });
+    }
     button.addEventListener("pointerdown", press);
     button.addEventListener("pointerup", release);
     button.addEventListener("pointerleave", release);

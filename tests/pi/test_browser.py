@@ -200,6 +200,34 @@ def test_an_answer_survives_the_reload_it_causes(served, browser):
     page.close()
 
 
+def test_the_host_page_waits_for_a_field_being_typed_in(served, browser):
+    """The game moves on (a throw is due, so the host's forms change) while the host types a
+    seat's name: the page does not load again under the typing, and does once the field is
+    left."""
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    page.goto(root + "/host")
+    page.fill("input[name=pin]", appliance.config.host_pin)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#start-form")).to_be_visible()
+    page.evaluate("window.oldPage = true")
+    name = page.locator("#start-form input[name=name_0]")
+    name.click()
+    page.keyboard.type("ko")
+    for seat, value in (("Aki", 1), ("Ben", 2), ("Chie", 2)):
+        assert declare(appliance.table, seat, value)["ok"]
+    expect(page.locator("#due-text")).to_have_text("Aki to throw 1 red die.")  # the update arrived
+    assert page.evaluate("window.oldPage === true"), "reloaded under the typing"
+    expect(page.locator("#form-throw")).to_have_count(0)
+    expect(name).to_have_value("Akiko")
+    page.evaluate("document.activeElement.blur()")
+    page.wait_for_function("() => !window.oldPage && document.readyState !== 'loading'")
+    expect(page.locator("#form-throw")).to_be_visible()
+    page.close()
+
+
 def test_a_refused_button_says_why(served, browser):
     from playwright.sync_api import expect
 

@@ -58,6 +58,13 @@ OVERLAP = 0.4
 SPECK_CONFIDENCE = 0.5
 SPECK_SIDE = 0.4
 PLAIN = 0.6
+#: A die plainly there: the detector at least PLAIN_DIE_SCORE sure of it and the classifier
+#: at least PLAIN_DIE_PROB sure it is a die. Such a die is kept whatever its face's
+#: confidence, its face unsure (its owner is asked), rather than lost to the decision
+#: threshold: a die the classifier cannot read (numerals in a font it never saw) is still a
+#: die (models/MODEL.md, "Decision").
+PLAIN_DIE_SCORE = 0.6
+PLAIN_DIE_PROB = 0.9
 #: A speck alone on a dark tray (`_bare_tray`): the box of a d6 read as a 1 or a 2 (a speck
 #: or two) holds less than BARE_BODY of anything unlike the tray around it (a die's body,
 #: however dark, fills more: its edges and shading), and that tray is flat (its colours'
@@ -479,7 +486,8 @@ class Detector:
             sure = float(faces[k]) >= (self.face_min if sides == 6 else NUMBERED_FACE_MIN)
             face = best if sure else 0
             confidence = float(conf)
-            if not everything and confidence < self.decision:
+            plainly = sc >= PLAIN_DIE_SCORE and die_prob >= PLAIN_DIE_PROB
+            if not everything and confidence < self.decision and not plainly:
                 continue
             if sides == 6 and best in (1, 2) and _bare_tray(image, b):  # one speck or two
                 continue

@@ -49,8 +49,9 @@ def test_detect_prints_one_exact_json_line_per_image(capsys):
 
 
 def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(capsys, monkeypatch):
-    """One more candidate, a die the classifier is unsure of (every face about as likely):
-    its confidence falls below the decision threshold, so only --all prints it."""
+    """One more candidate, a die the classifier is unsure of (every face about as likely,
+    and not plainly a die): its confidence falls below the decision threshold, so only --all
+    prints it."""
     from vision import detector
 
     find, classify = detector.Detector._find, detector.Detector._classify
@@ -62,7 +63,8 @@ def test_detect_prints_candidates_below_the_decision_threshold_only_with_all(cap
     def unsure_of_the_last(self, crops):
         probs = classify(self, crops)
         probs[-1] = 0.0
-        probs[-1, 1:7] = (0.2, 0.16, 0.16, 0.16, 0.16, 0.16)
+        probs[-1, 0] = 0.2
+        probs[-1, 1:7] = np.array((0.2, 0.16, 0.16, 0.16, 0.16, 0.16)) * 0.8
         return probs
 
     monkeypatch.setattr(detector.Detector, "_find", one_more)

@@ -248,21 +248,46 @@ def test_a_d10_or_d20_is_sure_only_above_the_stricter_threshold(monkeypatch):
 
 def test_a_d20_whose_face_is_spread_is_still_a_die_but_a_d6s_confidence_is_its_face(monkeypatch):
     """A d20's twenty faces share its probability: the decision is on the die being there
-    (its kind), and its face stays unsure. A d6 as spread is dropped, as it always was."""
+    (its kind), and its face stays unsure. A d6 as spread, not plainly a die (the classifier
+    0.85 sure it is one), is dropped, as it always was."""
     from vision import detector as D
 
     img = light_tray(200, 200)
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
-    probs[:, 0] = 0.1
+    probs[:, 0] = 0.1, 0.15
     for face, p in ((17, 0.3), (11, 0.3), (5, 0.3)):
         probs[0, D.CLASSES.index((20, face))] = p
-    for face, p in ((4, 0.3), (3, 0.3), (5, 0.3)):
+    for face, p in ((4, 0.3), (3, 0.3), (5, 0.25)):
         probs[1, D.CLASSES.index((6, face))] = p
     det = stubbed_detector(monkeypatch, [[10, 10, 60, 60], [100, 100, 150, 150]], probs, score=0.8)
     d20, d6 = det.detect_raw(img)
     assert d20.confidence == pytest.approx(0.8 * 0.9) and d6.confidence == pytest.approx(0.8 * 0.3)
     kept = det.detect(img)
     assert [(d.sides, d.face) for d in kept] == [(20, 0)]  # 0.72 >= the decision threshold, 0.24 is not
+
+
+def test_a_d6_plainly_there_is_kept_with_its_face_unsure(monkeypatch):
+    """A d6 the detector is sure of and the classifier is sure is a die, but whose face it
+    cannot tell (numerals in a font it never saw), is kept, its face unsure, though its
+    confidence (0.8 x 0.35) is under the decision threshold; a die either model doubts is
+    not."""
+    from vision import detector as D
+
+    img = light_tray(200, 200)
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[:, 0] = 1.0 - (D.PLAIN_DIE_PROB - 0.05), 1.0 - (D.PLAIN_DIE_PROB + 0.01)  # P(not a die)
+    for k in range(2):
+        for face, p in ((4, 0.35), (3, 0.3), (5, 0.2), (2, 0.15)):
+            probs[k, D.CLASSES.index((6, face))] = p * (1.0 - probs[k, 0])
+    boxes = [[10, 10, 60, 60], [100, 100, 150, 150]]
+    det = stubbed_detector(monkeypatch, boxes, probs, score=0.8)
+    assert all(d.confidence < D.DECISION for d in det.detect_raw(img))
+    kept = det.detect_raw(img, everything=False)
+    assert [(d.box[0], d.face, d.best_face, d.sure) for d in kept] == [(100, 0, 4, False)]
+    assert kept[0].confidence == pytest.approx(0.8 * 0.35 * (1.0 - probs[1, 0]))
+
+    unsure_box = stubbed_detector(monkeypatch, boxes, probs, score=D.PLAIN_DIE_SCORE - 0.05)
+    assert unsure_box.detect_raw(img, everything=False) == []
 
 
 def test_the_kind_of_die_is_the_one_whose_faces_together_are_likeliest():

@@ -52,8 +52,8 @@ def register(sub) -> None:
                    help="a colour table saved by `dicetable calibrate`, or `default` for the default "
                         "palette (default: the saved calibration when there is one, see `calibrate`)")
     p.add_argument("--all", action="store_true",
-                   help="also print the candidates below the decision threshold (confidence < 0.3), "
-                        "which the table does not act on")
+                   help="also print the candidates the table does not act on (confidence under the "
+                        "decision threshold, 0.3, and not plainly a die)")
     _faces_option(p)
     p.set_defaults(handler=detect_command)
 

@@ -19,7 +19,8 @@ d10's or d20's: of its kind; how sure its face is, is `sure`). A die
 whose best reading is unsure (probability < `face_min`, `NUMBERED_FACE_MIN` for a d10 or
 d20) is kept with face 0 and `sure=False` (unreadable, e.g. cocked); `detect_raw()` still
 gives its best guess. `detect()` keeps the candidates whose confidence reaches the
-decision threshold (`DECISION`); `detect_raw()` all of them.
+decision threshold (`DECISION`), and those plainly a die however unsure their face
+(`PLAIN_DIE_SCORE`); `detect_raw()` all of them.
 
 Only numpy, OpenCV and onnxruntime: no torch here.
 """
@@ -452,8 +453,8 @@ class Detector:
 
     def detect_raw(self, image_bgr: np.ndarray, everything: bool = True) -> list[RawDetection]:
         """The dice with the models' full opinion (see RawDetection): every candidate, or
-        with ``everything=False`` only those at or above the decision threshold (the others'
-        colours are then not measured)."""
+        with ``everything=False`` only those at or above the decision threshold or plainly
+        a die (the others' colours are then not measured)."""
         image = as_bgr(image_bgr)
         boxes, scores, from_coarse = self._find(image)
         if len(boxes) == 0:
@@ -501,7 +502,8 @@ class Detector:
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """The dice in a BGR image (any size from 512x384 to 4032x3024 and beyond),
-        boxes in the image's own pixels: the candidates at or above the decision threshold."""
+        boxes in the image's own pixels: the candidates at or above the decision threshold,
+        and those plainly a die (`PLAIN_DIE_SCORE`)."""
         return [r.detection() for r in self.detect_raw(image_bgr, everything=False)]
 
 

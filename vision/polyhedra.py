@@ -16,6 +16,8 @@ How a die looks is a `Look` (`random_look()` draws one):
   fonts through Pillow when it and the fonts are installed, else OpenCV's Hershey fonts),
   printed flat, engraved and inked (a recess with a shadowed and a lit edge) or engraved
   bare (the recess only, body-coloured); 6 and 9 underlined, dotted or left plain;
+  `reshaped()` also narrows or widens, slants and thins or thickens them (`Look.shape`), so
+  that training meets numeral shapes beyond the few fonts at hand;
 - rounded edges (a soft highlight along every edge, a rounded outline), a specular
   highlight (glare), and a soft shadow on the table when asked.
 
@@ -25,7 +27,7 @@ the demo table; nothing here runs at the table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -46,6 +48,12 @@ TRUETYPE = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "DejaVuSansCondens
 MATERIALS = ("opaque", "translucent", "marbled", "glitter")
 INKINGS = ("printed", "engraved", "bare")
 SIX_NINE = ("underline", "dot", "plain")
+#: The steps of `reshaped()`: a numeral's width (x its font's), slant (x shift per unit of
+#: height, to the right) and stroke weight (change of the stroke's width, a share of the
+#: numeral's height; thinning stops short of breaking a stroke).
+WIDTHS = (0.72, 0.86, 1.0, 1.18)
+SLANTS = (0.0, 0.1, 0.2)
+WEIGHTS = (-0.04, 0.0, 0.03, 0.06)
 
 
 def values(sides: int) -> range:
@@ -92,6 +100,7 @@ class Look:
     rounding: float = 0.05
     edge_light: float = 0.3  # strength of the highlight along the edges
     glare: float = 0.0  # strength of the specular highlight
+    shape: tuple[float, float, float] = (1.0, 0.0, 0.0)  # the numerals' width, slant and weight
 
 
 def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = False) -> Look:
@@ -122,6 +131,13 @@ def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = Fals
         edge_light=float(rng.uniform(0.0, 0.6)),
         glare=float(rng.uniform(0.15, 0.6)) if rng.random() < 0.5 else 0.0,
     )
+
+
+def reshaped(look: Look, rng: np.random.Generator) -> Look:
+    """`look` with its numerals drawn wider or narrower, slanted, thinner or bolder (one of
+    the steps `WIDTHS`, `SLANTS`, `WEIGHTS` each, at random)."""
+    pick = lambda steps: float(steps[int(rng.integers(len(steps)))])  # noqa: E731
+    return replace(look, shape=(pick(WIDTHS), pick(SLANTS), pick(WEIGHTS)))
 
 
 @lru_cache(maxsize=None)
@@ -217,9 +233,10 @@ def _fit(glyph: np.ndarray, size: int, height: float, width: float) -> tuple[np.
     return out, (x0, y0, x0 + nw, y0 + nh)
 
 
-@lru_cache(maxsize=512)
-def _glyph(text: str, font: tuple) -> np.ndarray:
-    """`text` in `font`, large (about 100 px high), cut to its ink."""
+@lru_cache(maxsize=4096)
+def _glyph(text: str, font: tuple, shape: tuple[float, float, float] = (1.0, 0.0, 0.0)) -> np.ndarray:
+    """`text` in `font`, large (about 100 px high), drawn in `shape` (`Look.shape`), cut to
+    its ink."""
     if font[0] == "ttf":
         from PIL import Image, ImageDraw, ImageFont
 
@@ -231,17 +248,42 @@ def _glyph(text: str, font: tuple) -> np.ndarray:
         _, face, thick = font
         m = np.zeros((160, 100 * len(text) + 60), np.uint8)
         cv2.putText(m, text, (20, 130), face, 3.0, 255, thick * 3, cv2.LINE_AA)
+    if shape != (1.0, 0.0, 0.0):
+        m = _reshape(m, *shape)
     ys, xs = np.nonzero(m > 40)
     return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
-@lru_cache(maxsize=None)
-def _number_patch(text: str, font: tuple, mark: str, size: int = 64) -> np.ndarray:
-    """A float32 mask (size x size) of `text` centred and upright, about half the patch high
-    (a digit's height, whatever the digit, so a 1 is not stretched), with `mark` ("underline",
-    "dot" or "plain") below or after it (cached; never written to)."""
-    glyph = _glyph(text, font)
-    digit_h = _glyph("0", font).shape[0]
+def _reshape(m: np.ndarray, width: float, slant: float, weight: float) -> np.ndarray:
+    """A glyph mask (uint8, about 100 px high on a 160 px canvas) widened by `width`, slanted
+    right by `slant` and its strokes `weight` x 100 px wider (negative: thinner, by at most
+    0.4 of the widest stroke's half-width, so that no stroke breaks)."""
+    h, w = m.shape
+    M = np.float32([[width, -slant, slant * h + 10], [0, 1, 0]])  # x += slant x the height above the foot
+    m = cv2.warpAffine(m, M, (int(round(w * width + slant * h)) + 20, h), flags=cv2.INTER_LINEAR)
+    k = int(round(abs(weight) * 100 / 2))
+    if k and weight < 0:
+        half = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3).max()
+        k = min(k, int(0.4 * half))
+    if k:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+        if weight > 0:
+            m = cv2.copyMakeBorder(m, k, k, k, k, cv2.BORDER_CONSTANT, value=0)
+            m = cv2.dilate(m, kernel)
+        else:
+            m = cv2.erode(m, kernel)
+    return m
+
+
+@lru_cache(maxsize=4096)
+def _number_patch(text: str, font: tuple, mark: str, shape: tuple[float, float, float] = (1.0, 0.0, 0.0),
+                  size: int = 64) -> np.ndarray:
+    """A float32 mask (size x size) of `text` in `shape` (`Look.shape`) centred and upright,
+    about half the patch high (a digit's height, whatever the digit, so a 1 is not
+    stretched), with `mark` ("underline", "dot" or "plain") below or after it (cached; never
+    written to)."""
+    glyph = _glyph(text, font, shape)
+    digit_h = _glyph("0", font, shape).shape[0]
     height = 0.5 * glyph.shape[0] / digit_h
     m, (x0, y0, x1, y1) = _fit(glyph, size, height, 0.84)
     stroke = max(2, int(round(0.08 * (y1 - y0))))
@@ -369,7 +411,7 @@ def draw(img: np.ndarray, sides: int, value: int, cx: float, cy: float, size: fl
         M = cv2.getAffineTransform(src, dst)
         num = printed[i]
         mark = look.six_nine if num in (6, 9) else "plain"
-        patch = _number_patch(str(num), look.font, mark)
+        patch = _number_patch(str(num), look.font, mark, look.shape)
         wm = cv2.warpAffine(patch, M, (shape[1], shape[0]), flags=cv2.INTER_LINEAR) * m
         if look.inking == "printed":
             paint = ink_c * shade

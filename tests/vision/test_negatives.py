@@ -59,6 +59,13 @@ def test_a_one_die_scene_holds_one_labelled_die_of_its_kind(kind):
     assert np.abs(np.median(inside) - np.median(ring)) > 5 or inside.std() > 2 * ring.std()  # a die is there
 
 
+def test_a_one_die_scene_reshapes_its_numerals_only_when_asked():
+    def image(**kw):
+        return onedie.scene(np.random.default_rng(11), "d20", size=(640, 480), **kw).image
+    assert np.array_equal(image(), image(shapes=0.0))
+    assert not np.array_equal(image(), image(shapes=1.0))
+
+
 def test_a_one_die_folder_is_labelled_for_evaluate(tmp_path):
     onedie.write_folder(tmp_path, 4, seed=5, photo_scale=0.1)
     ann = json.loads((tmp_path / "annotations.json").read_text())

@@ -1,6 +1,7 @@
 """vision.polyhedra: the numbered d6, d10 and d20 solids and their drawing."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -103,3 +104,39 @@ def test_random_looks_cover_the_materials_and_plain_looks_stay_plain():
     assert {polyhedra.random_look(rng).material for _ in range(200)} == set(polyhedra.MATERIALS)
     assert {polyhedra.random_look(rng, plain=True).material for _ in range(50)} == {"opaque"}
     assert {polyhedra.random_look(rng, 0.5, plain=True).material for _ in range(50)} == {"translucent"}
+
+
+def _ink_box(patch: np.ndarray) -> tuple[int, int]:
+    ys, xs = np.nonzero(patch > 0.5)
+    return xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+
+
+def test_reshaped_numerals_are_narrower_slanted_or_bolder_and_never_broken():
+    font = polyhedra.fonts()[0]
+    plain = polyhedra._number_patch("5", font, "plain")
+    wide = polyhedra._number_patch("5", font, "plain", (1.18, 0.0, 0.0))
+    narrow = polyhedra._number_patch("5", font, "plain", (0.72, 0.0, 0.0))
+    assert _ink_box(narrow)[0] < _ink_box(plain)[0] < _ink_box(wide)[0]
+    bold = polyhedra._number_patch("5", font, "plain", (1.0, 0.0, max(polyhedra.WEIGHTS)))
+    assert (bold > 0.5).sum() > 1.2 * (plain > 0.5).sum()
+    # Slanted right: the ink's top row sits further right than its bottom row, beyond the plain one's.
+    def lean(p):
+        ys, xs = np.nonzero(p > 0.5)
+        return xs[ys <= ys.min() + 3].mean() - xs[ys >= ys.max() - 3].mean()
+    assert lean(polyhedra._number_patch("1", font, "plain", (1.0, max(polyhedra.SLANTS), 0.0))) > \
+        lean(polyhedra._number_patch("1", font, "plain")) + 3
+    # The thinnest step leaves every font's strokes whole: one piece of ink for a 1 and a 7.
+    for f in polyhedra.fonts():
+        for text in ("1", "7"):
+            thin = polyhedra._number_patch(text, f, "plain", (1.0, 0.0, min(polyhedra.WEIGHTS)))
+            pieces, _ = cv2.connectedComponents((thin > 0.3).astype(np.uint8))
+            assert pieces == 2, (f, text)
+
+
+def test_reshaped_draws_every_step_and_keeps_the_rest_of_the_look():
+    rng = np.random.default_rng(0)
+    look = polyhedra.random_look(rng)
+    shapes = {polyhedra.reshaped(look, rng).shape for _ in range(400)}
+    assert {s[0] for s in shapes} == set(polyhedra.WIDTHS) and {s[1] for s in shapes} == set(polyhedra.SLANTS)
+    assert {s[2] for s in shapes} == set(polyhedra.WEIGHTS)
+    assert polyhedra.reshaped(look, rng).font == look.font and look.shape == (1.0, 0.0, 0.0)

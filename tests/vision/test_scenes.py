@@ -111,6 +111,25 @@ def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(monkey
     assert np.array_equal(plain.image, scenes.random_scene(np.random.default_rng(3), (320, 240)).image)
 
 
+def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_a_share_of_0_changes_nothing(monkeypatch):
+    from vision import polyhedra
+
+    shapes = []
+    real = polyhedra.draw
+
+    def draw(img, sides, value, *args, look=None, **kw):
+        shapes.append(look.shape)
+        return real(img, sides, value, *args, look=look, **kw)
+
+    monkeypatch.setattr(polyhedra, "draw", draw)
+    for i in range(6):
+        scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
+    assert len(set(shapes)) > 5
+    a = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0, shapes=0.0))
+    b = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0))
+    assert np.array_equal(a.image, b.image)
+
+
 def test_a_share_is_between_0_and_1():
     with pytest.raises(ValueError, match="negatives is between 0 and 1"):
         SceneMix(negatives=1.5)
@@ -118,6 +137,8 @@ def test_a_share_is_between_0_and_1():
         SceneMix(poly=-0.1)
     with pytest.raises(ValueError, match="looks is between 0 and 1"):
         SceneMix(looks=2.0)
+    with pytest.raises(ValueError, match="shapes is between 0 and 1"):
+        SceneMix(shapes=1.5)
 
 
 def _folder(tmp_path, *flags):

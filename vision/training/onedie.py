@@ -76,13 +76,15 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, int] | None = None,
-          photo_scale: float = 1.0, rig: bool = False, extent: tuple[float, float] | None = None) -> Scene:
+          photo_scale: float = 1.0, rig: bool = False, extent: tuple[float, float] | None = None,
+          shapes: float = 0.0) -> Scene:
     """One die of `kind` (one of `KINDS`; default drawn) on a dark tray in a `size` (w, h)
     frame (default: a 12 MP photo or a webcam frame, even odds; photos drawn at
     `photo_scale` of their size), spanning a share of the frame's longer side drawn
     log-uniformly from `extent` (default `EXTENT` of the camera). With `rig`, the die lies
     on a rolling rig's round platform seen by a webcam at the platform's angle, mostly under
-    a glass dome."""
+    a glass dome. A share `shapes` of the numbered dice have their numerals reshaped
+    (`vision.polyhedra.reshaped`; 0 draws no random number for it)."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     if kind not in KINDS:
         raise ValueError(f"a one-die scene shows one of {', '.join(KINDS)}, got {kind!r}")
@@ -133,8 +135,11 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         face = int(rng.choice(polyhedra.values(sides)))
         body, ink = _colours(rng)
         colour = "other"
+        look = polyhedra.random_look(rng)
+        if shapes > 0 and rng.random() < shapes:
+            look = polyhedra.reshaped(look, rng)
         pts = polyhedra.draw(img, sides, face, cx, cy, extent, body, ink, rng, lean=lean,
-                             look=polyhedra.random_look(rng), shadow=float(rng.uniform(0.2, 0.6)))
+                             look=look, shadow=float(rng.uniform(0.2, 0.6)))
     if rig and rng.random() < 0.75:
         negatives.dome(img, rng, *where)
     img = _light(img, rng)
@@ -146,9 +151,10 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
 
 def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tuple[str, ...] = KINDS,
                  rigs: float = 0.0, frame: tuple[int, int] | None = None,
-                 extent: tuple[float, float] | None = None) -> None:
+                 extent: tuple[float, float] | None = None, shapes: float = 0.0) -> None:
     """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn; a share
-    `rigs` on a rolling rig; `frame` and `extent` as `scene`'s `size` and `extent`) as a
+    `rigs` on a rolling rig; `frame`, `extent` and `shapes` as `scene`'s `size`, `extent` and
+    `shapes`) as a
     labelled folder: JPEG images, as a phone or a webcam writes them, and annotations.json."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -156,7 +162,8 @@ def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tup
     for i in range(n):
         rng = np.random.default_rng((seed, i))
         on_rig = rigs > 0 and np.random.default_rng((seed, i, 1)).random() < rigs
-        sc = scene(rng, kinds[i % len(kinds)], size=frame, photo_scale=photo_scale, rig=on_rig, extent=extent)
+        sc = scene(rng, kinds[i % len(kinds)], size=frame, photo_scale=photo_scale, rig=on_rig, extent=extent,
+                   shapes=shapes)
         name = f"onedie_{seed}_{i:04d}.jpg"
         cv2.imwrite(str(out / name), sc.image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(85, 96))])
         h, w = sc.image.shape[:2]
@@ -197,18 +204,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extent", type=_pair(float, ","), metavar="LO,HI",
                     help="the die spans LO-HI of the frame's longer side (default: by camera, "
                          + ", ".join(f"{k} {lo:g}-{hi:g}" for k, (lo, hi) in EXTENT.items()) + ")")
+    ap.add_argument("--glyph-shapes", type=float, default=0.0, metavar="SHARE",
+                    help="share of the numbered dice whose numerals are drawn narrower or wider, slanted, "
+                         "thinner or bolder than their font (vision.polyhedra.reshaped; default 0)")
     a = ap.parse_args(argv)
     kinds = tuple(k for k in a.kinds.split(",") if k)
     bad = [k for k in kinds if k not in KINDS]
     if bad or not kinds:
         ap.error(f"--kinds: {', '.join(bad) or 'none given'}; the kinds are {', '.join(KINDS)}")
-    if a.n < 1 or not 0.05 <= a.photo_scale <= 1.0 or not 0.0 <= a.rigs <= 1.0:
-        ap.error("--n is at least 1, --photo-scale between 0.05 and 1 and --rigs between 0 and 1")
+    if a.n < 1 or not 0.05 <= a.photo_scale <= 1.0 or not 0.0 <= a.rigs <= 1.0 or not 0.0 <= a.glyph_shapes <= 1.0:
+        ap.error("--n is at least 1, --photo-scale between 0.05 and 1, --rigs and --glyph-shapes between 0 and 1")
     if a.frame and min(a.frame) < 64:
         ap.error("--frame is at least 64x64")
     if a.extent and not 0.01 <= a.extent[0] <= a.extent[1] <= 0.8:
         ap.error("--extent LO,HI: 0.01 <= LO <= HI <= 0.8")
-    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs, a.frame, a.extent)
+    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs, a.frame, a.extent, a.glyph_shapes)
     return 0
 
 

@@ -58,9 +58,12 @@ class SceneMix:
     #: glitter, TrueType numerals, engraved, glare) instead of the plain one, and where about a
     #: third of the d6 carry numerals instead of pips (a numbered cube).
     looks: float = 0.0
+    #: Of the dice of those scenes, the share whose numerals are drawn narrower or wider,
+    #: slanted, thinner or bolder than their font (`vision.polyhedra.reshaped`).
+    shapes: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("poly", "lookalikes", "collages", "negatives", "looks"):
+        for name in ("poly", "lookalikes", "collages", "negatives", "looks", "shapes"):
             share = getattr(self, name)
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"the share of {name} is between 0 and 1, got {share!r}")
@@ -542,6 +545,8 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
         else:
             alpha = {"opaque": 1.0, "translucent": style.alpha, "clear": 0.35}[style.kind]
             look = polyhedra.random_look(rng, alpha) if looks else None
+            if look is not None and mix.shapes > 0 and rng.random() < mix.shapes:
+                look = polyhedra.reshaped(look, rng)
             pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3],
                                  alpha=alpha, look=look)
         outlines.append((pts, face, colour, sides))
@@ -662,13 +667,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--looks", type=float, default=default.looks, metavar="SHARE",
                     help="share of scenes whose d10 and d20 take any look (marbled, glitter, fonts, "
                          f"engraved) and where a third of the d6 are numbered (default {default.looks})")
+    ap.add_argument("--glyph-shapes", type=float, default=default.shapes, metavar="SHARE",
+                    help="of the dice of those scenes, the share whose numerals are drawn narrower or wider, "
+                         f"slanted, thinner or bolder than their font (default {default.shapes})")
     ap.add_argument("--collages-of", metavar="FOLDER[:SPLIT]",
                     help="real dice instead of drawn ones: every die of a labelled folder (with :val, "
                          ":train or :all, that split of it; default all) cut out and laid on rendered "
                          "tables (vision.training.cutouts)")
     a = ap.parse_args(argv)
     try:
-        mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives, looks=a.looks)
+        mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives, looks=a.looks,
+                       shapes=a.glyph_shapes)
     except ValueError as exc:
         ap.error(str(exc))
     scene_of = lambda rng: random_scene(rng, mix=mix)  # noqa: E731

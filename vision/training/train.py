@@ -836,6 +836,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--looks", type=float, default=mix.looks, metavar="SHARE",
                    help="share of rendered scenes whose d10 and d20 take any look (marbled, glitter, "
                         f"fonts, engraved) and where a third of the d6 are numbered (default {mix.looks})")
+    p.add_argument("--glyph-shapes", type=float, default=mix.shapes, metavar="SHARE",
+                   help="of the dice of --looks scenes, the share whose numerals are drawn narrower or wider, "
+                        f"slanted, thinner or bolder than their font (default {mix.shapes})")
     p.add_argument("--collages", type=float, default=mix.collages,
                    help="share of rendered scenes that are collages: real dice cut out of the --real photos "
                         f"and laid on rendered tables (default {mix.collages})")
@@ -869,7 +872,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         mix = SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=args.collages,
-                       negatives=args.negatives, looks=args.looks)
+                       negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes)
     except ValueError as exc:
         p.error(str(exc))
     for name in ("steps_detector", "steps_classifier"):

@@ -21,7 +21,7 @@ How a die looks is a `Look` (`random_look()` draws one):
 - rounded edges (a soft highlight along every edge, a rounded outline), a specular
   highlight (glare), and a soft shadow on the table when asked.
 
-Used by the training scenes (`vision.synth.random_scene`, `vision.training.darktray`) and
+Used by the training scenes (`vision.training.scenes.random_scene`, `vision.training.onedie`) and
 the demo table; nothing here runs at the table.
 """
 from __future__ import annotations
@@ -136,8 +136,8 @@ def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = Fals
 def reshaped(look: Look, rng: np.random.Generator) -> Look:
     """`look` with its numerals drawn wider or narrower, slanted, thinner or bolder (one of
     the steps `WIDTHS`, `SLANTS`, `WEIGHTS` each, at random)."""
-    pick = lambda steps: float(steps[int(rng.integers(len(steps)))])  # noqa: E731
-    return replace(look, shape=(pick(WIDTHS), pick(SLANTS), pick(WEIGHTS)))
+    shape = tuple(float(steps[int(rng.integers(len(steps)))]) for steps in (WIDTHS, SLANTS, WEIGHTS))
+    return replace(look, shape=shape)
 
 
 @lru_cache(maxsize=None)

@@ -111,7 +111,7 @@ def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(monkey
     assert np.array_equal(plain.image, scenes.random_scene(np.random.default_rng(3), (320, 240)).image)
 
 
-def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_a_share_of_0_changes_nothing(monkeypatch):
+def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_by_default_none_is(monkeypatch):
     from vision import polyhedra
 
     shapes = []
@@ -125,9 +125,11 @@ def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_a_share_of_0_chang
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
     assert len(set(shapes)) > 5
-    a = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0, shapes=0.0))
-    b = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0))
-    assert np.array_equal(a.image, b.image)
+    shapes.clear()
+    a = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0))
+    assert shapes and set(shapes) == {(1.0, 0.0, 0.0)}  # the default share, 0: fonts as they are
+    b = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
+    assert not np.array_equal(a.image, b.image)
 
 
 def test_a_share_is_between_0_and_1():

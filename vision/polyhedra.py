@@ -133,9 +133,12 @@ def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = Fals
     )
 
 
-def reshaped(look: Look, rng: np.random.Generator) -> Look:
+def reshaped(look: Look, rng: np.random.Generator, share: float = 1.0) -> Look:
     """`look` with its numerals drawn wider or narrower, slanted, thinner or bolder (one of
-    the steps `WIDTHS`, `SLANTS`, `WEIGHTS` each, at random)."""
+    the steps `WIDTHS`, `SLANTS`, `WEIGHTS` each, at random), for a `share` of the calls;
+    `look` as it is for the others. A share of 0 draws no random number."""
+    if share <= 0 or rng.random() >= share:
+        return look
     shape = tuple(float(steps[int(rng.integers(len(steps)))]) for steps in (WIDTHS, SLANTS, WEIGHTS))
     return replace(look, shape=shape)
 

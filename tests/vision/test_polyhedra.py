@@ -140,3 +140,11 @@ def test_reshaped_draws_every_step_and_keeps_the_rest_of_the_look():
     assert {s[0] for s in shapes} == set(polyhedra.WIDTHS) and {s[1] for s in shapes} == set(polyhedra.SLANTS)
     assert {s[2] for s in shapes} == set(polyhedra.WEIGHTS)
     assert polyhedra.reshaped(look, rng).font == look.font and look.shape == (1.0, 0.0, 0.0)
+
+
+def test_reshaped_takes_its_share_of_the_looks_and_a_share_of_0_draws_nothing():
+    look = polyhedra.Look(font=polyhedra.fonts()[0])
+    rng = np.random.default_rng(1)
+    assert polyhedra.reshaped(look, rng, 0.0) is look and rng.random() == np.random.default_rng(1).random()
+    changed = sum(polyhedra.reshaped(look, rng, 0.5) is not look for _ in range(400))
+    assert 150 < changed < 250

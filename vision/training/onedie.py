@@ -135,9 +135,7 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         face = int(rng.choice(polyhedra.values(sides)))
         body, ink = _colours(rng)
         colour = "other"
-        look = polyhedra.random_look(rng)
-        if shapes > 0 and rng.random() < shapes:
-            look = polyhedra.reshaped(look, rng)
+        look = polyhedra.reshaped(polyhedra.random_look(rng), rng, shapes)
         pts = polyhedra.draw(img, sides, face, cx, cy, extent, body, ink, rng, lean=lean,
                              look=look, shadow=float(rng.uniform(0.2, 0.6)))
     if rig and rng.random() < 0.75:
@@ -154,8 +152,8 @@ def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tup
                  extent: tuple[float, float] | None = None, shapes: float = 0.0) -> None:
     """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn; a share
     `rigs` on a rolling rig; `frame`, `extent` and `shapes` as `scene`'s `size`, `extent` and
-    `shapes`) as a
-    labelled folder: JPEG images, as a phone or a webcam writes them, and annotations.json."""
+    `shapes`) as a labelled folder: JPEG images, as a phone or a webcam writes them, and
+    annotations.json."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     ann = {}

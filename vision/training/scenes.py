@@ -544,9 +544,7 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
             pts = draw_die(img, q, face, style, rng, tilt)
         else:
             alpha = {"opaque": 1.0, "translucent": style.alpha, "clear": 0.35}[style.kind]
-            look = polyhedra.random_look(rng, alpha) if looks else None
-            if look is not None and mix.shapes > 0 and rng.random() < mix.shapes:
-                look = polyhedra.reshaped(look, rng)
+            look = polyhedra.reshaped(polyhedra.random_look(rng, alpha), rng, mix.shapes) if looks else None
             pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3],
                                  alpha=alpha, look=look)
         outlines.append((pts, face, colour, sides))

@@ -85,10 +85,12 @@ def fill_rounded_rect(m: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int)
 
 
 def _face_masks(corner: float) -> tuple[np.ndarray, np.ndarray]:
-    """Alpha mask (rounded square) and distance-to-edge map of the canonical face."""
-    key = (TEX, int(round(corner * 100)))
+    """Alpha mask (rounded square) and distance-to-edge map of the canonical face, cached by
+    what they are drawn from (the corner's radius in texels), so that a face looks the same
+    whatever was drawn before it in this process."""
+    r = max(1, int(round(corner * TEX)))
+    key = (TEX, r)
     if key not in _mask_cache:
-        r = max(1, int(round(corner * TEX)))
         m = np.zeros((TEX * 4, TEX * 4), np.uint8)
         fill_rounded_rect(m, 0, 0, TEX * 4 - 1, TEX * 4 - 1, r * 4)
         mask = cv2.resize(m, (TEX, TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0

@@ -204,22 +204,6 @@ def test_distillation_keeps_the_teachers_classes_only_where_it_knows_the_label()
     assert float(train._distillation(unknown, teacher, x, y)) < 1e-5
 
 
-def test_the_kind_loss_weighs_the_kind_of_die_whatever_the_face():
-    import torch
-
-    from vision.detector import class_of
-    from vision.training import train
-
-    y = torch.tensor([class_of(10, 7)])  # a d10 showing 7
-    spread_on_d10 = torch.full((1, len(train.CLASSES)), -20.0)
-    spread_on_d10[0, [class_of(10, f) for f in range(10)]] = 0.0  # sure of the kind, not of the face
-    spread_on_d6 = torch.full((1, len(train.CLASSES)), -20.0)
-    spread_on_d6[0, [class_of(6, f) for f in range(1, 7)]] = 0.0  # the same doubt, all on a d6
-    assert float(train._kind_loss(spread_on_d10, y)) < 1e-5
-    assert float(train._kind_loss(spread_on_d6, y)) > 10
-    assert train.KIND_OF_CLASS[0] == 0 and train.KIND_OF_CLASS[class_of(20, 20)] == 3
-
-
 def test_collages_need_real_photos_and_replace_only_their_share_of_the_pool(tmp_path):
     from vision.training import cutouts, train
     from vision.training.scenes import SceneMix

@@ -754,20 +754,6 @@ def _distillation(logits, teacher, x, y):
     return F.kl_div(student, F.log_softmax(t[known], 1), log_target=True, reduction="batchmean")
 
 
-#: The kind of each class of `CLASSES`: 0 not a die, 1 a d6, 2 a d10, 3 a d20.
-KIND_OF_CLASS = tuple(0 if sides == 0 else (6, 10, 20).index(sides) + 1 for sides, _ in CLASSES)
-
-
-def _kind_loss(logits, y):
-    """Cross-entropy of the kind of die (not a die, d6, d10, d20), each kind's probability
-    the sum of its classes': a die whose face cannot be made out still has a kind, and the
-    face's loss alone lets a network unsure of the face spread it over other kinds too."""
-    kind = torch.tensor(KIND_OF_CLASS, device=logits.device)
-    logp = F.log_softmax(logits, 1)
-    per_kind = torch.stack([torch.logsumexp(logp[:, kind == k], 1) for k in range(4)], 1)
-    return F.nll_loss(per_kind, kind[y])
-
-
 def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ckpt: Path) -> None:
     dev = torch.device(args.device)
     model, opt, step = _start(lambda: DiceClassifier(width=args.width), args, "dice_classifier.onnx", ckpt, dev,
@@ -797,8 +783,6 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
         loss = F.cross_entropy(logits, y, label_smoothing=0.05)
         if teacher is not None:
             loss = loss + args.teacher_weight * _distillation(logits, teacher, x, y)
-        if args.kind_weight:
-            loss = loss + args.kind_weight * _kind_loss(logits, y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -883,9 +867,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", metavar="MODEL_DIR",
                    help="classifier: also match the classifier in MODEL_DIR on the classes it knows (distillation)")
     p.add_argument("--teacher-weight", type=float, default=1.0, help="weight of the teacher's loss (default 1)")
-    p.add_argument("--kind-weight", type=float, default=0.0,
-                   help="classifier: weight of a second loss on the kind of die alone (not a die, d6, d10, "
-                        "d20; default 0: none)")
     p.add_argument("--real-weight", type=float, default=0.75,
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -72,9 +73,6 @@ class DieStyle:
     marble: tuple[int, int, int] | None = None  # a second, swirled body colour
 
 
-_mask_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-
 def fill_rounded_rect(m: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int) -> None:
     """Fill the rectangle from (x0, y0) to (x1, y1) (inclusive) with corners rounded by `r`
     with 255 in the uint8 mask `m`."""
@@ -85,18 +83,20 @@ def fill_rounded_rect(m: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int)
 
 
 def _face_masks(corner: float) -> tuple[np.ndarray, np.ndarray]:
-    """Alpha mask (rounded square) and distance-to-edge map of the canonical face, cached by
-    what they are drawn from (the corner's radius in texels), so that a face looks the same
-    whatever was drawn before it in this process."""
-    r = max(1, int(round(corner * TEX)))
-    key = (TEX, r)
-    if key not in _mask_cache:
-        m = np.zeros((TEX * 4, TEX * 4), np.uint8)
-        fill_rounded_rect(m, 0, 0, TEX * 4 - 1, TEX * 4 - 1, r * 4)
-        mask = cv2.resize(m, (TEX, TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-        dist = cv2.distanceTransform((mask > 0.5).astype(np.uint8), cv2.DIST_L2, 3) / TEX
-        _mask_cache[key] = (mask, dist.astype(np.float32))
-    return _mask_cache[key]
+    """Alpha mask (rounded square) and distance-to-edge map of the canonical face (never
+    written to)."""
+    return _rounded_face(max(1, int(round(corner * TEX))))
+
+
+@lru_cache(maxsize=None)
+def _rounded_face(radius: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_face_masks` for a corner of `radius` texels, cached by what it is drawn from, so
+    that a face looks the same whatever was drawn before it in this process."""
+    m = np.zeros((TEX * 4, TEX * 4), np.uint8)
+    fill_rounded_rect(m, 0, 0, TEX * 4 - 1, TEX * 4 - 1, radius * 4)
+    mask = cv2.resize(m, (TEX, TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    dist = cv2.distanceTransform((mask > 0.5).astype(np.uint8), cv2.DIST_L2, 3) / TEX
+    return mask, dist.astype(np.float32)
 
 
 def _draw_symbol(tex: np.ndarray, symbol: str, colour: tuple[int, int, int], rng: np.random.Generator) -> None:

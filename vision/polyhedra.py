@@ -41,7 +41,9 @@ OPPOSITE = {6: 7, 10: 9, 20: 21}
 HERSHEY = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
            cv2.FONT_HERSHEY_COMPLEX)
 #: TrueType fonts like those on real dice (bold sans, condensed, serif), found by Pillow
-#: in the system's font folders; those missing are skipped.
+#: in the system's font folders; those missing are skipped. Which of them a machine has
+#: decides the numerals a seed draws: the render commands' `--fonts` names them instead
+#: (`named_fonts()`), the same on every machine that has them.
 TRUETYPE = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf",
             "LiberationSansNarrow-Bold.ttf", "DejaVuSerif-Bold.ttf", "LiberationSerif-Bold.ttf",
             "DejaVuSans.ttf", "LiberationSans-Regular.ttf", "LiberationSerif-Regular.ttf")
@@ -63,9 +65,9 @@ def values(sides: int) -> range:
     return FACES[sides]
 
 
-@lru_cache(maxsize=1)
-def fonts() -> tuple[tuple, ...]:
-    """The numeral fonts: ("ttf", file) for each of `TRUETYPE` that Pillow finds, then
+@lru_cache(maxsize=None)
+def fonts(names: tuple[str, ...] = TRUETYPE) -> tuple[tuple, ...]:
+    """The numeral fonts: ("ttf", file) for each of `names` that Pillow finds, then
     ("hershey", OpenCV font, thickness) for the Hershey fonts (thin and bold)."""
     out: list[tuple] = []
     try:
@@ -73,7 +75,7 @@ def fonts() -> tuple[tuple, ...]:
     except ImportError:
         ImageFont = None
     if ImageFont is not None:
-        for name in TRUETYPE:
+        for name in names:
             try:
                 ImageFont.truetype(name, 16)
             except OSError:
@@ -81,6 +83,21 @@ def fonts() -> tuple[tuple, ...]:
             out.append(("ttf", name))
     out += [("hershey", f, t) for f in HERSHEY for t in (2, 4)]
     return tuple(out)
+
+
+def named_fonts(text: str) -> tuple[str, ...]:
+    """The TrueType fonts named in `text`, comma-separated (files Pillow finds in the system's
+    font folders, or paths), for `fonts()`. A ValueError names those Pillow cannot load:
+    a render that quietly drew other numerals would not be the set it claims to be."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise ValueError("no font named")
+    found = {f[1] for f in fonts(names) if f[0] == "ttf"}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise ValueError(f"Pillow cannot load {', '.join(missing)} (is Pillow installed, and the font in "
+                         "the system's font folders?)")
+    return names
 
 
 @dataclass(frozen=True)
@@ -103,9 +120,11 @@ class Look:
     shape: tuple[float, float, float] = (1.0, 0.0, 0.0)  # the numerals' width, slant and weight
 
 
-def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = False) -> Look:
+def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = False,
+                truetype: tuple[str, ...] = TRUETYPE) -> Look:
     """A random look. With `alpha` < 1 the die is translucent; `plain` leaves out marbled and
-    glitter bodies (a die of one clear colour, as the demo table draws)."""
+    glitter bodies (a die of one clear colour, as the demo table draws); the numerals in one
+    of `fonts(truetype)`."""
     if alpha < 1.0:
         material = "translucent" if plain or rng.random() < 0.7 else "glitter"
     elif plain:
@@ -116,7 +135,7 @@ def random_look(rng: np.random.Generator, alpha: float = 1.0, plain: bool = Fals
         alpha = float(rng.uniform(0.35, 0.8))
     if material == "glitter" and alpha >= 1.0 and rng.random() < 0.6:
         alpha = float(rng.uniform(0.5, 0.85))
-    all_fonts = fonts()
+    all_fonts = fonts(truetype)
     ttf = [f for f in all_fonts if f[0] == "ttf"]
     font = ttf[int(rng.integers(len(ttf)))] if ttf and rng.random() < 0.8 else all_fonts[int(rng.integers(len(all_fonts)))]
     return Look(

@@ -106,6 +106,22 @@ def test_random_looks_cover_the_materials_and_plain_looks_stay_plain():
     assert {polyhedra.random_look(rng, 0.5, plain=True).material for _ in range(50)} == {"translucent"}
 
 
+def test_named_fonts_are_the_only_truetype_a_look_draws_and_a_missing_one_is_refused():
+    truetype = [f[1] for f in polyhedra.fonts() if f[0] == "ttf"]
+    with pytest.raises(ValueError, match="cannot load NoSuchFace-Bold.ttf"):
+        polyhedra.named_fonts(",".join([*truetype[:1], "NoSuchFace-Bold.ttf"]))
+    with pytest.raises(ValueError, match="no font named"):
+        polyhedra.named_fonts(" , ")
+    if not truetype:
+        pytest.skip("Pillow finds none of polyhedra.TRUETYPE here")
+    named = polyhedra.named_fonts(f" {truetype[-1]} ")
+    assert named == (truetype[-1],)
+    rng = np.random.default_rng(0)
+    drawn = {polyhedra.random_look(rng, truetype=named).font for _ in range(300)}
+    assert {f for f in drawn if f[0] == "ttf"} == {("ttf", truetype[-1])}
+    assert {f[0] for f in drawn} == {"ttf", "hershey"}
+
+
 def _ink_box(patch: np.ndarray) -> tuple[int, int]:
     ys, xs = np.nonzero(patch > 0.5)
     return xs.max() - xs.min() + 1, ys.max() - ys.min() + 1

@@ -101,7 +101,8 @@ def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(monkey
     monkeypatch.setattr(polyhedra, "draw", draw)
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0))
-    assert drawn and {n for n, _ in drawn} == {10, 20} and {look for _, look in drawn} == {None}
+    assert drawn and {n for n, _ in drawn} == {10, 20}
+    assert {look.material for _, look in drawn} <= {"opaque", "translucent"}  # the plain looks of `draw`
     drawn.clear()
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0))
@@ -130,6 +131,28 @@ def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_by_default_none_is
     assert shapes and set(shapes) == {(1.0, 0.0, 0.0)}  # the default share, 0: fonts as they are
     b = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
     assert not np.array_equal(a.image, b.image)
+
+
+def test_the_mix_names_the_fonts_of_every_numeral_it_draws(monkeypatch):
+    from vision import polyhedra
+
+    truetype = [f[1] for f in polyhedra.fonts() if f[0] == "ttf"]
+    if not truetype:
+        pytest.skip("Pillow finds none of polyhedra.TRUETYPE here")
+    fonts = []
+    real = polyhedra.draw
+
+    def draw(img, sides, value, *args, look=None, **kw):
+        fonts.append(look.font)
+        return real(img, sides, value, *args, look=look, **kw)
+
+    monkeypatch.setattr(polyhedra, "draw", draw)
+    for looks in (0.0, 1.0):  # the plain looks too
+        fonts.clear()
+        for i in range(8):
+            scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=looks,
+                                                                              truetype=(truetype[-1],)))
+        assert {f for f in fonts if f[0] == "ttf"} == {("ttf", truetype[-1])}, looks
 
 
 def test_a_share_is_between_0_and_1():
@@ -166,6 +189,14 @@ def test_the_test_set_command_refuses_a_share_out_of_range_and_writes_nothing(tm
     bad = subprocess.run([sys.executable, "-m", "vision.training.scenes", str(tmp_path / "x"), "--negatives", "2"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "negatives is between 0 and 1" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("module", ["vision.training.scenes", "vision.training.onedie"])
+def test_a_render_command_refuses_a_font_it_cannot_load_and_writes_nothing(tmp_path, module):
+    bad = subprocess.run([sys.executable, "-m", module, str(tmp_path / "x"), "--n", "1",
+                          "--fonts", "NoSuchFace-Bold.ttf"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--fonts: Pillow cannot load NoSuchFace-Bold.ttf" in bad.stderr
     assert "Traceback" not in bad.stderr and not (tmp_path / "x").exists()
 
 

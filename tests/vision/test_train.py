@@ -126,6 +126,16 @@ def test_a_number_of_steps_is_at_least_one(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_font_that_does_not_load_stops_a_run_before_it_renders(tmp_path, capsys):
+    from vision.training import train
+
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--out", str(tmp_path / "out"), "--work", str(tmp_path / "work"), *TINY,
+                    "--fonts", "NoSuchFace-Bold.ttf"])
+    assert exc.value.code == 2 and "--fonts: Pillow cannot load NoSuchFace-Bold.ttf" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_pip_boxes_become_whole_die_boxes():
     from vision.training import train
 

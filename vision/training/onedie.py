@@ -36,7 +36,7 @@ import numpy as np
 from vision import polyhedra
 from vision.synth import _quad, draw_die
 from vision.training import negatives
-from vision.training.scenes import Scene, clipped_box, degrade, random_style
+from vision.training.scenes import Scene, add_fonts_argument, clipped_box, degrade, random_style
 
 #: The dice of the check, drawn in equal shares.
 KINDS = ("d6-numbered", "d6-pips", "d10", "d20")
@@ -77,14 +77,15 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, int] | None = None,
           photo_scale: float = 1.0, rig: bool = False, extent: tuple[float, float] | None = None,
-          shapes: float = 0.0) -> Scene:
+          shapes: float = 0.0, truetype: tuple[str, ...] = polyhedra.TRUETYPE) -> Scene:
     """One die of `kind` (one of `KINDS`; default drawn) on a dark tray in a `size` (w, h)
     frame (default: a 12 MP photo or a webcam frame, even odds; photos drawn at
     `photo_scale` of their size), spanning a share of the frame's longer side drawn
     log-uniformly from `extent` (default `EXTENT` of the camera). With `rig`, the die lies
     on a rolling rig's round platform seen by a webcam at the platform's angle, mostly under
     a glass dome. A share `shapes` of the numbered dice have their numerals reshaped
-    (`vision.polyhedra.reshaped`; 0 draws no random number for it)."""
+    (`vision.polyhedra.reshaped`; 0 draws no random number for it), in one of the TrueType
+    fonts `truetype` that Pillow finds or a Hershey font."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     if kind not in KINDS:
         raise ValueError(f"a one-die scene shows one of {', '.join(KINDS)}, got {kind!r}")
@@ -135,7 +136,7 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         face = int(rng.choice(polyhedra.values(sides)))
         body, ink = _colours(rng)
         colour = "other"
-        look = polyhedra.reshaped(polyhedra.random_look(rng), rng, shapes)
+        look = polyhedra.reshaped(polyhedra.random_look(rng, truetype=truetype), rng, shapes)
         pts = polyhedra.draw(img, sides, face, cx, cy, extent, body, ink, rng, lean=lean,
                              look=look, shadow=float(rng.uniform(0.2, 0.6)))
     if rig and rng.random() < 0.75:
@@ -149,11 +150,12 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
 
 def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tuple[str, ...] = KINDS,
                  rigs: float = 0.0, frame: tuple[int, int] | None = None,
-                 extent: tuple[float, float] | None = None, shapes: float = 0.0) -> None:
+                 extent: tuple[float, float] | None = None, shapes: float = 0.0,
+                 truetype: tuple[str, ...] = polyhedra.TRUETYPE) -> None:
     """Write `n` one-die scenes (image i from the seed (seed, i); the kinds in turn; a share
-    `rigs` on a rolling rig; `frame`, `extent` and `shapes` as `scene`'s `size`, `extent` and
-    `shapes`) as a labelled folder: JPEG images, as a phone or a webcam writes them, and
-    annotations.json."""
+    `rigs` on a rolling rig; `frame`, `extent`, `shapes` and `truetype` as `scene`'s `size`,
+    `extent`, `shapes` and `truetype`) as a labelled folder: JPEG images, as a phone or a
+    webcam writes them, and annotations.json."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     ann = {}
@@ -161,7 +163,7 @@ def write_folder(folder, n: int, seed: int, photo_scale: float = 1.0, kinds: tup
         rng = np.random.default_rng((seed, i))
         on_rig = rigs > 0 and np.random.default_rng((seed, i, 1)).random() < rigs
         sc = scene(rng, kinds[i % len(kinds)], size=frame, photo_scale=photo_scale, rig=on_rig, extent=extent,
-                   shapes=shapes)
+                   shapes=shapes, truetype=truetype)
         name = f"onedie_{seed}_{i:04d}.jpg"
         cv2.imwrite(str(out / name), sc.image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(85, 96))])
         h, w = sc.image.shape[:2]
@@ -205,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--glyph-shapes", type=float, default=0.0, metavar="SHARE",
                     help="share of the numbered dice whose numerals are drawn narrower or wider, slanted, "
                          "thinner or bolder than their font (vision.polyhedra.reshaped; default 0)")
+    add_fonts_argument(ap)
     a = ap.parse_args(argv)
     kinds = tuple(k for k in a.kinds.split(",") if k)
     bad = [k for k in kinds if k not in KINDS]
@@ -216,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--frame is at least 64x64")
     if a.extent and not 0.01 <= a.extent[0] <= a.extent[1] <= 0.8:
         ap.error("--extent LO,HI: 0.01 <= LO <= HI <= 0.8")
-    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs, a.frame, a.extent, a.glyph_shapes)
+    write_folder(a.folder, a.n, a.seed, a.photo_scale, kinds, a.rigs, a.frame, a.extent, a.glyph_shapes,
+                 a.fonts)
     return 0
 
 

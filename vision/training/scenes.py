@@ -40,9 +40,10 @@ from vision.synth import (PIP_COLOURS, Box, DieStyle, Label, _lowfreq, _paste, _
 
 @dataclass(frozen=True)
 class SceneMix:
-    """The shares of the training scenes that hold something beyond d6 on a table. With the
-    defaults the scenes are drawn exactly as before the look-alikes and the negatives
-    existed (older pools render again alike): a share of 0 draws no random number."""
+    """The shares of the training scenes that hold something beyond d6 on a table, and the
+    fonts of the numbered dice. With the defaults the scenes are drawn exactly as before the
+    look-alikes and the negatives existed (older pools render again alike): a share of 0
+    draws no random number."""
 
     #: d10 and d20 (`vision.polyhedra`) among the d6.
     poly: float = 0.3
@@ -61,6 +62,9 @@ class SceneMix:
     #: Of the dice of those scenes, the share whose numerals are drawn narrower or wider,
     #: slanted, thinner or bolder than their font (`vision.polyhedra.reshaped`).
     shapes: float = 0.0
+    #: The TrueType fonts of every numbered die's numerals, of which those Pillow finds are
+    #: drawn (`vision.polyhedra.fonts`; the commands' `--fonts`).
+    truetype: tuple[str, ...] = polyhedra.TRUETYPE
 
     def __post_init__(self) -> None:
         for name in ("poly", "lookalikes", "collages", "negatives", "looks", "shapes"):
@@ -544,7 +548,10 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
             pts = draw_die(img, q, face, style, rng, tilt)
         else:
             alpha = {"opaque": 1.0, "translucent": style.alpha, "clear": 0.35}[style.kind]
-            look = polyhedra.reshaped(polyhedra.random_look(rng, alpha), rng, mix.shapes) if looks else None
+            if looks:
+                look = polyhedra.reshaped(polyhedra.random_look(rng, alpha, truetype=mix.truetype), rng, mix.shapes)
+            else:  # what `draw` draws without a look, in the mix's fonts
+                look = polyhedra.random_look(rng, alpha, plain=True, truetype=mix.truetype)
             pts = polyhedra.draw(img, sides, face, q[0], q[1], q[2], style.body, style.pip, rng, lean=q[3],
                                  alpha=alpha, look=look)
         outlines.append((pts, face, colour, sides))
@@ -647,6 +654,21 @@ def write_folder(folder, n: int, seed: int, scene_of=random_scene) -> None:
         json.dump(ann, f, indent=1)
 
 
+def add_fonts_argument(ap: argparse.ArgumentParser) -> None:
+    """`--fonts`, the TrueType fonts of the rendered numerals (`vision.polyhedra.named_fonts`),
+    for every command that renders dice."""
+    def parse(text: str) -> tuple[str, ...]:
+        try:
+            return polyhedra.named_fonts(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    ap.add_argument("--fonts", type=parse, default=polyhedra.TRUETYPE, metavar="FILE[,FILE...]",
+                    help="the TrueType fonts of the numerals, each of which must load (default: those of "
+                         "vision.polyhedra.TRUETYPE that this machine has; another machine may then draw other "
+                         "numerals from the same seed)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.training.scenes",
                                  description="Write random synthetic dice scenes as a labelled folder.")
@@ -668,6 +690,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--glyph-shapes", type=float, default=default.shapes, metavar="SHARE",
                     help="of the dice of those scenes, the share whose numerals are drawn narrower or wider, "
                          f"slanted, thinner or bolder than their font (default {default.shapes})")
+    add_fonts_argument(ap)
     ap.add_argument("--collages-of", metavar="FOLDER[:SPLIT]",
                     help="real dice instead of drawn ones: every die of a labelled folder (with :val, "
                          ":train or :all, that split of it; default all) cut out and laid on rendered "
@@ -675,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives, looks=a.looks,
-                       shapes=a.glyph_shapes)
+                       shapes=a.glyph_shapes, truetype=a.fonts)
     except ValueError as exc:
         ap.error(str(exc))
     scene_of = lambda rng: random_scene(rng, mix=mix)  # noqa: E731

@@ -275,7 +275,7 @@ def load_pool(args, mix: SceneMix, real: list[Sample]) -> list[Sample]:
         with open(cache, "rb") as f:
             pool = pickle.load(f)
         print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
-              "--lookalikes, --negatives, --looks and --collages do not change them)", flush=True)
+              "--lookalikes, --negatives, --looks, --glyph-shapes, --fonts and --collages do not change them)", flush=True)
         return pool[: args.pool]
     cut = []
     if mix.collages > 0:
@@ -839,6 +839,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--glyph-shapes", type=float, default=mix.shapes, metavar="SHARE",
                    help="of the dice of --looks scenes, the share whose numerals are drawn narrower or wider, "
                         f"slanted, thinner or bolder than their font (default {mix.shapes})")
+    scenes.add_fonts_argument(p)
     p.add_argument("--collages", type=float, default=mix.collages,
                    help="share of rendered scenes that are collages: real dice cut out of the --real photos "
                         f"and laid on rendered tables (default {mix.collages})")
@@ -872,7 +873,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         mix = SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=args.collages,
-                       negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes)
+                       negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes, truetype=args.fonts)
     except ValueError as exc:
         p.error(str(exc))
     for name in ("steps_detector", "steps_classifier"):

@@ -65,23 +65,10 @@ def test_a_one_die_scene_reshapes_its_numerals_only_when_asked():
     assert not np.array_equal(image(), image(shapes=1.0))
 
 
-def test_a_one_die_scene_draws_its_numerals_in_the_fonts_it_is_given(monkeypatch):
-    from vision import polyhedra
-
-    truetype = [f[1] for f in polyhedra.fonts() if f[0] == "ttf"]
-    if not truetype:
-        pytest.skip("Pillow finds none of polyhedra.TRUETYPE here")
-    fonts = []
-    real = polyhedra.draw
-
-    def draw(img, sides, value, *args, look=None, **kw):
-        fonts.append(look.font)
-        return real(img, sides, value, *args, look=look, **kw)
-
-    monkeypatch.setattr(polyhedra, "draw", draw)
+def test_a_one_die_scene_draws_its_numerals_in_the_fonts_it_is_given(drawn_looks, truetype):
     for i in range(12):
         onedie.scene(np.random.default_rng(i), "d10", size=(320, 240), truetype=(truetype[0],))
-    assert {f for f in fonts if f[0] == "ttf"} == {("ttf", truetype[0])}
+    assert {look.font for _, look in drawn_looks if look.font[0] == "ttf"} == {("ttf", truetype[0])}
 
 
 def test_a_one_die_folder_is_labelled_for_evaluate(tmp_path):

@@ -88,71 +88,38 @@ def test_a_share_of_no_negatives_neither_imports_them_nor_changes_a_scene(monkey
     assert out.stdout.strip() == "False"
 
 
-def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(monkeypatch):
-    from vision import polyhedra
-
-    drawn = []
-    real = polyhedra.draw
-
-    def draw(img, sides, value, *args, look=None, **kw):
-        drawn.append((sides, look))
-        return real(img, sides, value, *args, look=look, **kw)
-
-    monkeypatch.setattr(polyhedra, "draw", draw)
+def test_in_the_share_of_looks_d6_carry_numerals_and_solids_take_any_look(drawn_looks):
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0))
-    assert drawn and {n for n, _ in drawn} == {10, 20}
-    assert {look.material for _, look in drawn} <= {"opaque", "translucent"}  # the plain looks of `draw`
-    drawn.clear()
+    assert drawn_looks and {n for n, _ in drawn_looks} == {10, 20}
+    assert {look.material for _, look in drawn_looks} <= {"opaque", "translucent"}  # the plain looks of `draw`
+    drawn_looks.clear()
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0))
-    assert {n for n, _ in drawn} == {6, 10, 20} and None not in {look for _, look in drawn}
-    assert {look.material for _, look in drawn} - {"opaque", "translucent"}  # marbled or glitter too
+    assert {n for n, _ in drawn_looks} == {6, 10, 20} and None not in {look for _, look in drawn_looks}
+    assert {look.material for _, look in drawn_looks} - {"opaque", "translucent"}  # marbled or glitter too
     plain = scenes.random_scene(np.random.default_rng(3), (320, 240), SceneMix(looks=0.0))
     assert np.array_equal(plain.image, scenes.random_scene(np.random.default_rng(3), (320, 240)).image)
 
 
-def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_by_default_none_is(monkeypatch):
-    from vision import polyhedra
-
-    shapes = []
-    real = polyhedra.draw
-
-    def draw(img, sides, value, *args, look=None, **kw):
-        shapes.append(look.shape)
-        return real(img, sides, value, *args, look=look, **kw)
-
-    monkeypatch.setattr(polyhedra, "draw", draw)
+def test_in_the_share_of_shapes_the_numerals_are_reshaped_and_by_default_none_is(drawn_looks):
     for i in range(6):
         scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
-    assert len(set(shapes)) > 5
-    shapes.clear()
+    assert len({look.shape for _, look in drawn_looks}) > 5
+    drawn_looks.clear()
     a = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0))
-    assert shapes and set(shapes) == {(1.0, 0.0, 0.0)}  # the default share, 0: fonts as they are
+    assert drawn_looks and {look.shape for _, look in drawn_looks} == {(1.0, 0.0, 0.0)}  # the default share, 0
     b = scenes.random_scene(np.random.default_rng(4), (320, 240), SceneMix(poly=1.0, looks=1.0, shapes=1.0))
     assert not np.array_equal(a.image, b.image)
 
 
-def test_the_mix_names_the_fonts_of_every_numeral_it_draws(monkeypatch):
-    from vision import polyhedra
-
-    truetype = [f[1] for f in polyhedra.fonts() if f[0] == "ttf"]
-    if not truetype:
-        pytest.skip("Pillow finds none of polyhedra.TRUETYPE here")
-    fonts = []
-    real = polyhedra.draw
-
-    def draw(img, sides, value, *args, look=None, **kw):
-        fonts.append(look.font)
-        return real(img, sides, value, *args, look=look, **kw)
-
-    monkeypatch.setattr(polyhedra, "draw", draw)
+def test_the_mix_names_the_fonts_of_every_numeral_it_draws(drawn_looks, truetype):
     for looks in (0.0, 1.0):  # the plain looks too
-        fonts.clear()
+        drawn_looks.clear()
         for i in range(8):
-            scenes.random_scene(np.random.default_rng(i), (480, 360), SceneMix(poly=1.0, looks=looks,
-                                                                              truetype=(truetype[-1],)))
-        assert {f for f in fonts if f[0] == "ttf"} == {("ttf", truetype[-1])}, looks
+            mix = SceneMix(poly=1.0, looks=looks, truetype=(truetype[-1],))
+            scenes.random_scene(np.random.default_rng(i), (480, 360), mix)
+        assert {look.font for _, look in drawn_looks if look.font[0] == "ttf"} == {("ttf", truetype[-1])}, looks
 
 
 def test_a_share_is_between_0_and_1():

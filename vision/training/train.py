@@ -274,8 +274,8 @@ def load_pool(args, mix: SceneMix, real: list[Sample]) -> list[Sample]:
     if cache and cache.is_file():
         with open(cache, "rb") as f:
             pool = pickle.load(f)
-        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, "
-              "--lookalikes, --negatives, --looks, --glyph-shapes, --fonts and --collages do not change them)", flush=True)
+        print(f"synthetic pool: {len(pool)} scenes from {cache} (rendered then: --poly-scenes, --lookalikes, "
+              "--negatives, --looks, --glyph-shapes, --fonts and --collages do not change them)", flush=True)
         return pool[: args.pool]
     cut = []
     if mix.collages > 0:

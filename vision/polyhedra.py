@@ -231,6 +231,24 @@ def _turn_up(normal: np.ndarray) -> np.ndarray:
     return np.eye(3) + s * K + (1 - c) * K @ K
 
 
+def pose(top_normal: np.ndarray, spin: float, lean: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """The rotation that turns the face with `top_normal` up (+z, towards an overhead
+    camera), spins the die by `spin` radians about the vertical and leans the view by
+    `lean` = (degrees, direction). The direction is the image's (x right, y down) in which
+    the die's sides show, as `vision.synth.draw_die`'s `tilt`: a camera in front of the
+    table, looking down at it, sees the sides below the top face (direction pi / 2), and
+    the top face lies above the die's middle."""
+    R = _rot_z(spin) @ _turn_up(top_normal)
+    deg, direction = lean
+    if deg:
+        # _rot_z(a) @ _rot_x(t) @ _rot_z(-a) tips +z towards (sin a, -cos a) in the solid's
+        # frame, whose y is the image's upwards: the top goes up the image, away from
+        # the sides, for a = -direction - pi / 2.
+        a = -direction - math.pi / 2
+        R = _rot_z(a) @ _rot_x(math.radians(deg)) @ _rot_z(-a) @ R
+    return R
+
+
 def _rot_z(t: float) -> np.ndarray:
     c, s = math.cos(t), math.sin(t)
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
@@ -349,11 +367,7 @@ def draw(img: np.ndarray, sides: int, value: int, cx: float, cy: float, size: fl
         raise ValueError(f"a d{sides} shows {values(sides).start}-{values(sides).stop - 1}, got {value!r}")
     if look is None:
         look = random_look(rng, alpha, plain=True)
-    top = printed.index(value)
-    R = _rot_z(rng.uniform(0, 2 * math.pi)) @ _turn_up(normals[top])
-    deg, direction = lean
-    if deg:
-        R = _rot_z(direction) @ _rot_x(math.radians(deg)) @ _rot_z(-direction) @ R
+    R = pose(normals[printed.index(value)], rng.uniform(0, 2 * math.pi), lean)
     flip = np.diag([1.0, -1.0, 1.0])  # image rows grow downwards: y is flipped, z still faces the camera
     pv = v @ R.T
     pn = normals @ R.T

@@ -1,6 +1,8 @@
 """vision.polyhedra: the numbered d6, d10 and d20 solids and their drawing."""
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -165,3 +167,19 @@ def test_reshaped_takes_its_share_of_the_looks_and_a_share_of_0_draws_nothing():
     assert polyhedra.reshaped(look, rng, 0.0) is look and rng.random() == np.random.default_rng(1).random()
     changed = sum(polyhedra.reshaped(look, rng, 0.5) is not look for _ in range(400))
     assert 150 < changed < 250
+
+
+@pytest.mark.parametrize("sides", [6, 10, 20])
+@pytest.mark.parametrize("direction", [0.0, math.pi / 2, math.pi, 4.0])
+def test_a_leaned_die_shows_its_sides_where_a_pip_d6_shows_them(sides, direction):
+    # vision.synth.draw_die draws a leaned pip d6's sides towards its `tilt`, the top face
+    # away from it; a solid leaned the same way must agree, or an oblique scene's d10 and
+    # d20 show their top face beside where the camera would see it (as they did until
+    # 2026-11-30: turned a quarter and mirrored).
+    _, _, normals, _ = polyhedra.solid(sides)
+    for top in range(len(normals)):
+        up = polyhedra.pose(normals[top], 1.3, (35.0, direction)) @ normals[top]
+        seen = np.array([up[0], -up[1]])  # the solid's y is the image's upwards
+        away = -np.array([math.cos(direction), math.sin(direction)])
+        assert seen @ away == pytest.approx(math.sin(math.radians(35.0)))
+        assert up[2] == pytest.approx(math.cos(math.radians(35.0)))

@@ -2,8 +2,9 @@
 
 `scene(rng)` draws one die, a numbered d6 (`vision.polyhedra`, digits 1-6), a pip d6
 (`vision.synth.draw_die`), a d10 or a d20 (`vision.polyhedra`, every material, font and
-inking of `polyhedra.random_look`), seen from above (leaned by at most 12 degrees), with a
-soft shadow, on a dark felt tray with dust, lint and white specks
+inking of `polyhedra.random_look`), seen from above by a camera over the frame's middle (a
+die off the middle is seen at an angle, its outer sides showing; the whole view tilted by up
+to 12 degrees more), with a soft shadow, on a dark felt tray with dust, lint and white specks
 (`vision.training.negatives`), sometimes a coin, button or token beside it, in a 12 MP
 phone photo (4032x3024, 4000x3000, upright or not) or a webcam frame (640x480 to
 1920x1080), under uneven light, with blur, noise and JPEG artefacts
@@ -45,6 +46,9 @@ WEBCAMS = ((640, 480), (1280, 720), (1920, 1080), (800, 600))
 #: The die's extent as a share of the frame's longer side (log-uniform between): in a photo,
 #: and in a webcam's frame (a webcam is nearer the tray).
 EXTENT = {"photo": (0.035, 0.2), "webcam": (0.06, 0.25)}
+#: A camera's focal length in its frame's longer side: a phone's main camera (26 mm
+#: equivalent) or a webcam of about 70 degrees across.
+FOCAL = 0.72
 #: Inks of dice with numerals: white, black, gold, silver, red.
 INKS = ((240, 240, 240), (20, 20, 20), (40, 170, 215), (200, 200, 200), (35, 35, 190))
 
@@ -73,6 +77,19 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     f = cv2.resize(f, (w, h), interpolation=cv2.INTER_LINEAR)
     cast = rng.uniform(0.9, 1.1, 3).astype(np.float32) * rng.uniform(0.7, 1.3)
     return img * f[..., None] * cast
+
+
+def _lean(dx: float, dy: float, frame: float, rng: np.random.Generator) -> tuple[float, float]:
+    """How a die (dx, dy) px from the middle of a `frame` px wide photo is seen: a camera
+    above the middle sees it at atan(distance / focal length) from overhead, its outer
+    sides showing (`FOCAL`), and the hand or the stand tilts the whole view by up to 12
+    degrees. As (degrees, direction) for `polyhedra.draw` and the pip d6's tilt."""
+    f = FOCAL * frame
+    radial = math.degrees(math.atan(math.hypot(dx, dy) / f))
+    hand, turn = rng.uniform(0, 12), rng.uniform(0, 2 * math.pi)
+    x = radial * dx / max(1e-6, math.hypot(dx, dy)) + hand * math.cos(turn)
+    y = radial * dy / max(1e-6, math.hypot(dx, dy)) + hand * math.sin(turn)
+    return float(math.hypot(x, y)), float(math.atan2(y, x))
 
 
 def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, int] | None = None,
@@ -115,7 +132,7 @@ def scene(rng: np.random.Generator, kind: str | None = None, size: tuple[int, in
         extent = min(extent, 0.8 * min(w, h))
         cx = rng.uniform(0.6 * extent, w - 0.6 * extent)
         cy = rng.uniform(0.6 * extent, h - 0.6 * extent)
-        lean = (float(rng.uniform(0, 12)), float(rng.uniform(0, 2 * math.pi)))
+        lean = _lean(cx - w / 2, cy - h / 2, max(w, h), rng)
     if kind == "d6-pips":
         sides, face = 6, int(rng.integers(1, 7))
         style, colour = random_style(rng)

@@ -122,9 +122,9 @@ def test_the_folder_writer_refuses_a_frame_or_extent_it_cannot_draw(args, capsys
     assert args[0] in capsys.readouterr().err
 
 
-def test_a_die_off_the_middle_of_a_photo_shows_its_outer_sides(monkeypatch):
-    # A camera above the frame's middle sees a die near the edge at an angle, its outer
-    # sides showing; only the hand's tilt (at most 12 degrees) is free.
+def test_a_die_off_the_middle_of_a_photo_shows_the_sides_facing_the_middle(monkeypatch):
+    # A camera above the frame's middle sees a die near the edge at an angle, the sides
+    # that face the middle showing; only the hand's tilt (at most 12 degrees) is free.
     seen = []
     real = polyhedra.draw
 
@@ -142,6 +142,6 @@ def test_a_die_off_the_middle_of_a_photo_shows_its_outer_sides(monkeypatch):
         assert radial - 12 - 1e-6 <= deg <= radial + 12 + 1e-6
         if radial > 20:
             far += 1
-            outward = (math.cos(direction) * dx + math.sin(direction) * dy) / math.hypot(dx, dy)
-            assert outward > math.cos(math.radians(40))
+            inward = -(math.cos(direction) * dx + math.sin(direction) * dy) / math.hypot(dx, dy)
+            assert inward > math.cos(math.radians(40))
     assert far >= 5

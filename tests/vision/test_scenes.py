@@ -195,3 +195,26 @@ def test_random_scenes_cover_small_and_large_dice_and_crowds():
         sides += [max(b[2] - b[0], b[3] - b[1]) for b, _, _ in scene.labels]
     assert min(sides) < 30 and max(sides) > 100
     assert max(counts) >= 10
+
+
+def test_a_die_off_the_middle_of_a_scene_mostly_shows_the_sides_facing_the_middle(monkeypatch):
+    # Seen from above the middle, a die's top lies further out than its foot; a pip d6's
+    # `tilt` (where its sides show) points at the middle, give or take the camera's own
+    # tilt and the oblique scenes' view.
+    tilts = []
+    real = scenes.draw_die
+
+    def draw_die(img, quad, face, style, rng, tilt=None):
+        if tilt is not None:
+            tilts.append((img.shape, quad.mean(0), tilt))
+        return real(img, quad, face, style, rng, tilt)
+
+    monkeypatch.setattr(scenes, "draw_die", draw_die)
+    for seed in range(30):
+        scenes.random_scene(np.random.default_rng(seed), size=(640, 480), mix=SceneMix(poly=0.0))
+    inward = []
+    for (h, w, _), (cx, cy), tilt in tilts:
+        towards_middle = np.array([w / 2 - cx, h / 2 - cy])
+        if np.hypot(*towards_middle) > 0.3 * w and np.hypot(*tilt) > 0:
+            inward.append(float(tilt @ towards_middle) / np.hypot(*tilt) / np.hypot(*towards_middle))
+    assert len(inward) > 30 and np.median(inward) > 0.5

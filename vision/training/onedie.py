@@ -3,8 +3,8 @@
 `scene(rng)` draws one die, a numbered d6 (`vision.polyhedra`, digits 1-6), a pip d6
 (`vision.synth.draw_die`), a d10 or a d20 (`vision.polyhedra`, every material, font and
 inking of `polyhedra.random_look`), seen from above by a camera over the frame's middle (a
-die off the middle is seen at an angle, its outer sides showing; the whole view tilted by up
-to 12 degrees more), with a soft shadow, on a dark felt tray with dust, lint and white specks
+die off the middle is seen at an angle, the sides that face the middle showing; the whole
+view tilted by up to 12 degrees more), with a soft shadow, on a dark felt tray with dust, lint and white specks
 (`vision.training.negatives`), sometimes a coin, button or token beside it, in a 12 MP
 phone photo (4032x3024, 4000x3000, upright or not) or a webcam frame (640x480 to
 1920x1080), under uneven light, with blur, noise and JPEG artefacts
@@ -81,14 +81,16 @@ def _light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def _lean(dx: float, dy: float, frame: float, rng: np.random.Generator) -> tuple[float, float]:
     """How a die (dx, dy) px from the middle of a `frame` px wide photo is seen: a camera
-    above the middle sees it at atan(distance / focal length) from overhead, its outer
-    sides showing (`FOCAL`), and the hand or the stand tilts the whole view by up to 12
-    degrees. As (degrees, direction) for `polyhedra.draw` and the pip d6's tilt."""
+    above the middle sees it at atan(distance / focal length) from overhead (`FOCAL`), its
+    top further out than its foot and the sides that face the middle showing (as the roofs
+    of tall buildings lean outwards in an aerial photo), and the hand or the stand tilts
+    the whole view by up to 12 degrees. As (degrees, direction) for `polyhedra.draw` and
+    the pip d6's tilt: the direction in which the sides show."""
     f = FOCAL * frame
     radial = math.degrees(math.atan(math.hypot(dx, dy) / f))
     hand, turn = rng.uniform(0, 12), rng.uniform(0, 2 * math.pi)
-    x = radial * dx / max(1e-6, math.hypot(dx, dy)) + hand * math.cos(turn)
-    y = radial * dy / max(1e-6, math.hypot(dx, dy)) + hand * math.sin(turn)
+    x = -radial * dx / max(1e-6, math.hypot(dx, dy)) + hand * math.cos(turn)
+    y = -radial * dy / max(1e-6, math.hypot(dx, dy)) + hand * math.sin(turn)
     return float(math.hypot(x, y)), float(math.atan2(y, x))
 
 

@@ -506,14 +506,15 @@ def random_scene(rng: np.random.Generator, size: tuple[int, int] | None = None, 
         angle = rng.uniform(0, 360)
         q = _quad(cx, cy, side, angle)
         q = q + rng.normal(0, side * 0.025, q.shape).astype(np.float32)  # slight perspective
-        # Tilt: the sides show more towards the frame's edge (a camera above the centre).
+        # Tilt: a camera above the frame's middle sees a die off the middle at an angle: its
+        # top lies further out than its foot, and the sides that face the middle show.
         if oblique:
             rel = q - np.array([cx, cy], np.float32)
             along = rel @ view
             q = q - (1 - squash) * along[:, None] * view[None]
             tilt = view * side * side_depth * rng.uniform(0.85, 1.15)
         elif tilt_amount > 0:
-            radial = np.array([cx - w / 2, cy - h / 2], np.float32) / max(w, h)
+            radial = np.array([w / 2 - cx, h / 2 - cy], np.float32) / max(w, h)  # towards the middle
             tv = radial * tilt_amount * 2.5 + tilt_amount * 0.3 * np.array([math.cos(tilt_dir), math.sin(tilt_dir)])
             tilt = tv.astype(np.float32) * side
         else:

@@ -4,10 +4,10 @@
 (`vision.synth.draw_die`), a d10 or a d20 (`vision.polyhedra`, every material, font and
 inking of `polyhedra.random_look`), seen from above by a camera over the frame's middle (a
 die off the middle is seen at an angle, the sides that face the middle showing; the whole
-view tilted by up to 12 degrees more), with a soft shadow, on a dark felt tray with dust, lint and white specks
-(`vision.training.negatives`), sometimes a coin, button or token beside it, in a 12 MP
-phone photo (4032x3024, 4000x3000, upright or not) or a webcam frame (640x480 to
-1920x1080), under uneven light, with blur, noise and JPEG artefacts
+view tilted by up to 12 degrees more), with a soft shadow, on a dark felt tray with dust,
+lint and white specks (`vision.training.negatives`), sometimes a coin, button or token
+beside it, in a 12 MP phone photo (4032x3024, 4000x3000, upright or not) or a webcam frame
+(640x480 to 1920x1080), under uneven light, with blur, noise and JPEG artefacts
 (`vision.training.scenes.degrade`). The die spans 3.5-20% of a photo's longer side,
 6-25% of a webcam frame's. `--rigs` puts a share of the dice on a rolling rig's round
 platform instead, seen by a webcam at the platform's angle, mostly under a glass dome.

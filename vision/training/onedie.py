@@ -86,11 +86,11 @@ def _lean(dx: float, dy: float, frame: float, rng: np.random.Generator) -> tuple
     of tall buildings lean outwards in an aerial photo), and the hand or the stand tilts
     the whole view by up to 12 degrees. As (degrees, direction) for `polyhedra.draw` and
     the pip d6's tilt: the direction in which the sides show."""
-    f = FOCAL * frame
-    radial = math.degrees(math.atan(math.hypot(dx, dy) / f))
+    off = max(1e-6, math.hypot(dx, dy))
+    radial = math.degrees(math.atan(off / (FOCAL * frame)))
     hand, turn = rng.uniform(0, 12), rng.uniform(0, 2 * math.pi)
-    x = -radial * dx / max(1e-6, math.hypot(dx, dy)) + hand * math.cos(turn)
-    y = -radial * dy / max(1e-6, math.hypot(dx, dy)) + hand * math.sin(turn)
+    x = -radial * dx / off + hand * math.cos(turn)
+    y = -radial * dy / off + hand * math.sin(turn)
     return float(math.hypot(x, y)), float(math.atan2(y, x))
 
 

@@ -121,11 +121,6 @@ FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
 #: models/MODEL.md, "Numeral reader").
 READER_FILE = "dice_reader.onnx"
 READER_CROP = 96
-#: A reader file whose ONNX metadata holds this pair was trained on crops turned so that the
-#: frame's middle lies below the die (`middle_below`; `python -m vision.training.train
-#: --middle-below`): its crops are cut so, and read once (a quarter turn would undo it).
-#: Without it, the reader's crops are cut upright and read as the classifier's are.
-MIDDLE_BELOW_META = ("crops", "middle_below")
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).
 FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 #: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
@@ -273,14 +268,10 @@ class Detector:
                                     f"classifiers of 7 (d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
         self._reader = None
-        self.reader_middle_below = False
         if reader and n == len(CLASSES) and (d / READER_FILE).is_file():
             try:
                 self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
-                meta = self._reader.get_modelmeta().custom_metadata_map
-                self.reader_middle_below = meta.get(MIDDLE_BELOW_META[0]) == MIDDLE_BELOW_META[1]
-                log.info("numeral reader: %s%s", d / READER_FILE,
-                         " (crops turned with the frame's middle below)" if self.reader_middle_below else "")
+                log.info("numeral reader: %s", d / READER_FILE)
             except Exception as exc:  # onnxruntime's own errors: the dice are read without it
                 log.warning("numeral reader %s not loaded (%s): d10 and d20 are read by the classifier alone",
                             d / READER_FILE, exc)
@@ -383,38 +374,21 @@ class Detector:
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """The classifier's class probabilities of each crop (`_read`)."""
-        return self._read(crops, self._cls, self.views)
+        return self._read(crops, self._cls)
 
-    def _read(self, crops: np.ndarray, session, views: int) -> np.ndarray:
+    def _read(self, crops: np.ndarray, session) -> np.ndarray:
         """Class probabilities of each crop by the classifier `session`. The crops the
         first reading is sure of (probability at least `SURE`) keep it; the others are
-        averaged over `views` quarter turns, which is where the extra views help
+        averaged over `self.views` quarter turns, which is where the extra views help
         (models/MODEL.md)."""
         x = crops.astype(np.float32).transpose(0, 3, 1, 2)
         p = self._probs(x, session)
-        unsure = np.nonzero(p.max(1) < SURE)[0] if views > 1 else np.empty(0, np.int64)
+        unsure = np.nonzero(p.max(1) < SURE)[0] if self.views > 1 else np.empty(0, np.int64)
         if len(unsure):
-            turned = np.concatenate([np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, views)], 0)
-            more = self._probs(turned, session).reshape(views - 1, len(unsure), -1)
-            p[unsure] = (p[unsure] + more.sum(0)) / views
+            turned = np.concatenate([np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.views)], 0)
+            more = self._probs(turned, session).reshape(self.views - 1, len(unsure), -1)
+            p[unsure] = (p[unsure] + more.sum(0)) / self.views
         return p
-
-    def _reader_read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """The numeral reader's class probabilities of the dice in `boxes`: from upright
-        `READER_CROP` crops read as the classifier's are, or, for a reader trained so
-        (`reader_middle_below`), from crops turned so that the frame's middle lies below
-        the die, read once."""
-        if not self.reader_middle_below:
-            return self._read(self._crops(image, boxes, READER_CROP), self._reader, self.views)
-        h, w = image.shape[:2]
-        crops = np.full((len(boxes), READER_CROP, READER_CROP, 3), PAD_VALUE, np.uint8)
-        for i, b in enumerate(boxes):
-            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-            side = max(b[2] - b[0], b[3] - b[1], 4.0) * CROP_EXPAND
-            crop = turned_crop(image, cx, cy, side, middle_below(cx, cy, w, h), READER_CROP)
-            if crop is not None:  # None: a box that lies outside the image
-                crops[i] = crop
-        return self._read(crops, self._reader, 1)
 
     def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, taught: list) -> None:
         """The numeral reader's second look (read from `READER_CROP` crops), where a crop's
@@ -450,7 +424,7 @@ class Detector:
         if not again.any():
             return
         read = np.zeros_like(probs)
-        read[again] = self._reader_read(image, boxes[again])
+        read[again] = self._read(self._crops(image, boxes[again], READER_CROP), self._reader)
         probs[numbered] = (probs[numbered] + read[numbered]) / 2
         d6 = kinds == 6
         kind_read, of_kind_read = best_readings(read, self.classes)
@@ -531,43 +505,6 @@ class Detector:
         boxes in the image's own pixels: the candidates at or above the decision threshold,
         and those plainly a die (`PLAIN_DIE_SCORE`)."""
         return [r.detection() for r in self.detect_raw(image_bgr, everything=False)]
-
-
-def turned_crop(image: np.ndarray, cx: float, cy: float, side: float, degrees: float, size: int,
-                mirror: bool = False) -> np.ndarray | None:
-    """The `side`-pixel square of `image` around (cx, cy), turned `degrees` anticlockwise
-    (mirrored left to right where `mirror`), as a `size` x `size` crop (edges replicated).
-    A big region is area-downscaled first, as `Detector._crops` does (None where none of
-    it lies in the image). Training cuts its crops this way too."""
-    h, w = image.shape[:2]
-    scale = size / side
-    m = cv2.getRotationMatrix2D((float(cx), float(cy)), degrees, scale)
-    m[0, 2] += size / 2 - cx
-    m[1, 2] += size / 2 - cy
-    if mirror:
-        m[0] = -m[0]
-        m[0, 2] += size
-    src = image
-    if scale < 0.6:
-        x0, y0 = int(max(cx - side, 0)), int(max(cy - side, 0))
-        x1, y1 = int(min(cx + side, w)), int(min(cy + side, h))
-        if x1 - x0 < 2 or y1 - y0 < 2:
-            return None
-        f = scale * 1.5
-        src = cv2.resize(image[y0:y1, x0:x1], (max(2, int((x1 - x0) * f)), max(2, int((y1 - y0) * f))),
-                         interpolation=cv2.INTER_AREA)
-        t = np.array([[src.shape[1] / (x1 - x0), 0, -x0 * src.shape[1] / (x1 - x0)],
-                      [0, src.shape[0] / (y1 - y0), -y0 * src.shape[0] / (y1 - y0)], [0, 0, 1]])
-        m = m @ np.linalg.inv(t)
-    return cv2.warpAffine(src, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def middle_below(cx: float, cy: float, width: int, height: int) -> float:
-    """The anticlockwise turn, in degrees, that puts the middle of a `width` x `height`
-    frame straight below (cx, cy): a camera over the middle sees a die with the sides that
-    face the middle, its top face further out, so turned so, a die's top face lies in the
-    crop's upper part. 0 at the middle."""
-    return float(np.degrees(np.arctan2(-(width / 2 - cx), height / 2 - cy)))
 
 
 def _resized(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:

@@ -45,14 +45,3 @@ def test_two_different_networks_or_a_share_out_of_range_are_refused(tmp_path, ca
         blend(a, a, 1.5)
     assert main([str(FLOAT), str(tmp_path / "missing.onnx"), "0.5", str(tmp_path / "out.onnx")]) == 2
     assert "blend:" in capsys.readouterr().err and not (tmp_path / "out.onnx").exists()
-
-
-def test_a_blend_reads_as_the_fine_tuning_was_trained_to_read():
-    """The blend keeps B's metadata (how its crops are cut: vision.detector.MIDDLE_BELOW_META),
-    not A's."""
-    from vision.detector import MIDDLE_BELOW_META
-
-    a, b = onnx.load(FLOAT), onnx.load(FLOAT)
-    onnx.helper.set_model_props(b, dict([MIDDLE_BELOW_META]))
-    assert {p.key: p.value for p in blend(a, b, 0.5).metadata_props} == dict([MIDDLE_BELOW_META])
-    assert not blend(b, a, 0.5).metadata_props

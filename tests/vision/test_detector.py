@@ -325,7 +325,7 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     det = stubbed_detector(monkeypatch, boxes, probs)
     reader, read = object(), []
 
-    def reads(crops, session, views):
+    def reads(crops, session):
         assert session is reader
         read.append(crops.shape)
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
@@ -348,69 +348,6 @@ def test_the_numeral_reader_reads_again_the_dice_taken_or_taught_for_a_d10_or_d2
     # The fourth: 16 and 9 each 0.5 once averaged, not BOOK_MARGIN apart: the taught face stays.
     det._reader = None
     assert [(d.sides, d.best_face) for d in det.detect_raw(img)] == [(20, 6), (6, 4), (20, 16), (20, 16)]
-
-
-def test_a_turned_crop_puts_the_middle_of_the_frame_below_the_die():
-    """`middle_below` turns a crop so that the frame's middle lies straight below the die,
-    for dice anywhere, near and far, small crops and big ones (area-downscaled), mirrored
-    or not."""
-    from vision import detector as D
-
-    image = np.zeros((400, 600, 3), np.uint8)
-    cv2.circle(image, (300, 200), 5, (255, 255, 255), -1)  # the frame's middle
-    for cx, cy in ((500, 200), (100, 200), (300, 40), (300, 360), (450, 80), (120, 330), (330, 200), (300, 170)):
-        reach = np.hypot(300 - cx, 200 - cy)
-        for mirror in (False, True):
-            crop = D.turned_crop(image, cx, cy, 2.4 * reach, D.middle_below(cx, cy, 600, 400), 96, mirror)
-            ys, xs = np.nonzero(crop.max(2) > 100)
-            assert xs.mean() == pytest.approx(48, abs=2) and ys.mean() == pytest.approx(48 + 40, abs=2), (cx, cy)
-    upright = D.turned_crop(image, 200, 200, 240, 0.0, 96)  # not turned: the middle to the right
-    ys, xs = np.nonzero(upright.max(2) > 100)
-    assert xs.mean() == pytest.approx(48 + 40, abs=2) and ys.mean() == pytest.approx(48, abs=2)
-    assert D.turned_crop(image, -500, -500, 300, 0.0, 96) is None  # nothing of the image to downscale
-
-
-def test_a_reader_trained_on_turned_crops_reads_them_once(tmp_path):
-    """A reader file whose metadata says MIDDLE_BELOW_META reads crops turned so that the
-    frame's middle lies below the die, once (a quarter turn would undo that); one without it
-    reads upright crops as the classifier does."""
-    import shutil
-
-    onnx = pytest.importorskip("onnx")
-    from vision import detector as D
-
-    for f in (D.DETECTOR_FILE, D.CLASSIFIER_FILE):
-        shutil.copy(D.DEFAULT_MODEL_DIR / f, tmp_path / f)
-    reader = onnx.load(str(D.DEFAULT_MODEL_DIR / D.READER_FILE))
-    onnx.helper.set_model_props(reader, dict([D.MIDDLE_BELOW_META]))
-    onnx.save(reader, str(tmp_path / D.READER_FILE))
-    turned, upright = D.Detector(tmp_path, colours=False), D.Detector(colours=False)
-    if not upright.reads_sides:
-        pytest.skip("the shipped classifier knows d6 only")
-    assert turned.reader_middle_below and not upright.reader_middle_below
-
-    class Session:  # unsure of everything: every view is read
-        def __init__(self):
-            self.batches = []
-
-        def run(self, outputs, feeds):
-            self.batches.append(feeds["crops"])
-            return [np.zeros((len(feeds["crops"]), len(D.CLASSES)), np.float32)]
-
-    image = np.zeros((400, 600, 3), np.uint8)
-    cv2.circle(image, (300, 200), 5, (255, 255, 255), -1)
-    boxes = np.array([[480, 180, 520, 220]], np.float32)  # right of the middle, 200 px away
-    for det, views in ((turned, 1), (upright, upright.views)):
-        det._reader = Session()
-        det._reader_read(image, boxes)
-        assert [len(b) for b in det._reader.batches] == [1] + ([views - 1] if views > 1 else [])
-    crop = turned._reader.batches[0][0].transpose(1, 2, 0)  # 50 px crop: the middle is out of it
-    assert crop.max() == 0
-    boxes = np.array([[310, 130, 450, 270]], np.float32)  # 80 px right of the middle, a 175 px crop
-    turned._reader = Session()
-    turned._reader_read(image, boxes)
-    ys, xs = np.nonzero(turned._reader.batches[0][0].transpose(1, 2, 0).max(2) > 100)
-    assert xs.mean() == pytest.approx(48, abs=2) and ys.mean() == pytest.approx(48 + 96 * 80 / 175, abs=2)
 
 
 def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it_is_sure(monkeypatch):
@@ -443,7 +380,7 @@ def test_the_numeral_reader_reads_an_unsure_d6_and_its_faces_count_only_where_it
     enough = det.face_min + 0.01
     between = D.NUMERAL_D6_SURE - 0.05  # more than face_min, less than NUMERAL_D6_SURE
 
-    def reads(crops, session, views):  # the dice read again, in order: 0, 1, 2, 5, 6, 7, 8
+    def reads(crops, session):  # the dice read again, in order: 0, 1, 2, 5, 6, 7, 8
         assert session is reader
         read.append(crops.shape)
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
@@ -498,7 +435,7 @@ def test_the_numeral_reader_moves_a_taught_d6_only_from_a_face_it_knows_to_one_t
     det = stubbed_detector(monkeypatch, boxes, probs)
     sure = D.TAUGHT_D6_SURE + 0.01
 
-    def reads(crops, session, views):
+    def reads(crops, session):
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
         out[:, three], out[:, four] = sure, 1 - sure
         out[1, three], out[1, four] = 1 - sure, sure  # sure of a 4, a face not taught
@@ -608,7 +545,7 @@ def test_an_unsure_d6_the_reader_finds_a_d10_by_its_faces_together_is_averaged(m
     det = stubbed_detector(monkeypatch, [[10, 10, 60, 60], [100, 100, 150, 150]], probs)
     reader = object()
 
-    def reads(crops, session, views):
+    def reads(crops, session):
         out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
         for row, on_d10 in zip(out, (0.8, 0.6)):
             row[d10[4]], row[d10[:4]] = on_d10 / 5, on_d10 / 5  # spread over five d10 faces

@@ -281,32 +281,6 @@ def test_the_crop_side_is_an_argument_of_the_examples_and_the_export(tmp_path):
     assert x.shape[1:] == [3, 96, 96]
 
 
-def test_with_middle_below_a_dies_crop_is_turned_so_and_the_export_says_so(tmp_path, monkeypatch):
-    """--middle-below: a die's crop is turned so that the frame's middle lies below it
-    (within MIDDLE_JITTER degrees; its side facing the middle at the bottom), and the
-    exported reader says so in its metadata, which the detector reads."""
-    import onnxruntime as ort
-
-    from vision import detector
-    from vision.training import train
-
-    monkeypatch.setattr(train, "colour_jitter", lambda crop, rng: crop)
-    image = np.full((400, 600, 3), 40, np.uint8)
-    image[150:250, 400:500] = 230  # a die right of the middle
-    image[150:250, 400:415, 2] = 0  # its side facing the middle: not white
-    sample = train.Sample(image, np.array([[400, 150, 500, 250]]), np.array([3]))
-    rng = np.random.default_rng(0)
-    for _ in range(20):
-        crop, label = train.crop_example(sample, rng, negative=False, crop=96, middle_below=True)
-        ys, xs = np.nonzero((crop[..., 2] < 100) & (crop[..., 0] > 150))
-        assert ys.mean() > 70 and abs(xs.mean() - 48) < 10
-    train.export_classifier(train.DiceClassifier().eval(), tmp_path / "turned.onnx", crop=96, middle_below=True)
-    train.export_classifier(train.DiceClassifier().eval(), tmp_path / "upright.onnx", crop=96)
-    meta = {f: ort.InferenceSession(str(tmp_path / f)).get_modelmeta().custom_metadata_map
-            for f in ("turned.onnx", "upright.onnx")}
-    assert meta["turned.onnx"] == dict([detector.MIDDLE_BELOW_META]) and not meta["upright.onnx"]
-
-
 def test_a_wider_reader_trains_exports_and_is_read_by_the_detector(tmp_path):
     """`--width` widens every layer: the export has more weights, the same 37 classes, and
     the detector reads with it as its numeral reader."""
@@ -332,5 +306,5 @@ def test_a_wider_reader_trains_exports_and_is_read_by_the_detector(tmp_path):
     det = Detector(models, colours=False, threads=1)
     image, _ = synth.render_table([("red", 2, 320, 240, 0)], np.random.default_rng(0))
     crops = det._crops(image, np.array([[290, 210, 350, 270]], np.float32), 96)
-    probs = det._read(crops, det._reader, 1)
+    probs = det._read(crops, det._reader)
     assert probs.shape == (1, 37) and probs.sum() == pytest.approx(1.0, abs=1e-4)

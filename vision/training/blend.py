@@ -16,9 +16,8 @@ import sys
 
 
 def blend(a, b, t: float):
-    """A copy of onnx model `a` whose float initializers are (1 - t) a + t b, with `b`'s
-    metadata (how its crops are cut). ValueError when `b` lacks one of them or holds it in
-    another shape (not the same network)."""
+    """A copy of onnx model `a` whose float initializers are (1 - t) a + t b. ValueError when
+    `b` lacks one of them or holds it in another shape (not the same network)."""
     import onnx
     from onnx import numpy_helper
 
@@ -26,8 +25,6 @@ def blend(a, b, t: float):
         raise ValueError(f"the share of B is between 0 and 1, got {t!r}")
     out = onnx.ModelProto()
     out.CopyFrom(a)
-    del out.metadata_props[:]  # read as B was trained to be read (vision.detector.MIDDLE_BELOW_META)
-    out.metadata_props.extend(b.metadata_props)
     theirs = {init.name: numpy_helper.to_array(init) for init in b.graph.initializer}
     for init in out.graph.initializer:
         x = numpy_helper.to_array(init)

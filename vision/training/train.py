@@ -37,7 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import detector, evaluate
+from vision import evaluate
 from vision.detector import CLASSES, class_of
 from vision.light import _middle
 from vision.training import cutouts, scenes
@@ -58,8 +58,6 @@ NOT_A_DIE = 0
 #: Share of the "not a die" crops taken inside a die, at INSIDE_SIZE of its crop's side.
 INSIDE_SHARE = 0.25
 INSIDE_SIZE = (0.08, 0.35)
-#: With --middle-below, how far (degrees) a die's crop may turn from the frame's middle below.
-MIDDLE_JITTER = 10.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -421,11 +419,8 @@ def _pip_spot(img: np.ndarray, b) -> tuple[float, float] | None:
     return x0 + float(x), y0 + float(y)
 
 
-def crop_example(s: Sample, rng: np.random.Generator, negative: bool, crop: int = CROP,
-                 middle_below: bool = False):
-    """One classifier crop (`crop` x `crop`, float32) and its class (0 = not a die), turned
-    at random, or with `middle_below` a die's crop turned so that the frame's middle lies
-    below it (`vision.detector.middle_below`, give or take MIDDLE_JITTER degrees)."""
+def crop_example(s: Sample, rng: np.random.Generator, negative: bool, crop: int = CROP):
+    """One classifier crop (`crop` x `crop`, float32) and its class (0 = not a die)."""
     img = s.image
     h, w = img.shape[:2]
     n = len(s.boxes)
@@ -479,14 +474,30 @@ def crop_example(s: Sample, rng: np.random.Generator, negative: bool, crop: int 
                 break
         else:
             return None
-    if middle_below:
-        ang = detector.middle_below(cx, cy, w, h) + rng.uniform(-MIDDLE_JITTER, MIDDLE_JITTER)
+    ang = rng.uniform(0, 360)
+    sc = crop / side
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, sc)
+    M[0, 2] += crop / 2 - cx
+    M[1, 2] += crop / 2 - cy
+    if rng.random() < 0.5 and label <= 6:  # pips may be mirrored, numbers may not
+        M[0] = -M[0]
+        M[0, 2] += crop
+    if sc < 0.6:
+        # Area-downscale the region first, as inference does for big dice.
+        x0, y0 = int(max(cx - side, 0)), int(max(cy - side, 0))
+        x1, y1 = int(min(cx + side, w)), int(min(cy + side, h))
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            return None
+        f = sc * 1.5
+        region = cv2.resize(img[y0:y1, x0:x1], (max(2, int((x1 - x0) * f)), max(2, int((y1 - y0) * f))),
+                            interpolation=cv2.INTER_AREA)
+        T = np.array([[region.shape[1] / (x1 - x0), 0, -x0 * region.shape[1] / (x1 - x0)],
+                      [0, region.shape[0] / (y1 - y0), -y0 * region.shape[0] / (y1 - y0)], [0, 0, 1]])
+        M = M @ np.linalg.inv(T)
+        src = region
     else:
-        ang = rng.uniform(0, 360)
-    mirror = rng.random() < 0.5 and label <= 6  # pips may be mirrored, numbers may not
-    out = detector.turned_crop(img, cx, cy, side, ang, crop, mirror)
-    if out is None:
-        return None
+        src = img
+    out = cv2.warpAffine(src, M, (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     out = colour_jitter(out.astype(np.float32), rng)
     return out, label
 
@@ -515,21 +526,12 @@ def export_detector(model: DiceDetector, path: Path) -> None:
                   "size": {0: "n", 2: "gh", 3: "gw"}, "offset": {0: "n", 2: "gh", 3: "gw"}})
 
 
-def export_classifier(model: DiceClassifier, path: Path, crop: int = CROP, middle_below: bool = False) -> None:
-    """The classifier as ONNX; `middle_below`: trained on crops turned so that the frame's
-    middle lies below the die, which its metadata says (`vision.detector.MIDDLE_BELOW_META`)."""
+def export_classifier(model: DiceClassifier, path: Path, crop: int = CROP) -> None:
     import copy
     m = copy.deepcopy(model).cpu().eval()
     fuse_all(m)
     x = torch.zeros(2, 3, crop, crop)
     _onnx_export(m, x, path, ["crops"], ["logits"], {"crops": {0: "n"}, "logits": {0: "n"}})
-    if middle_below:
-        import onnx
-
-        proto = onnx.load(str(path))
-        key, value = detector.MIDDLE_BELOW_META
-        onnx.helper.set_model_props(proto, {key: value})
-        onnx.save(proto, str(path))
 
 
 def _onnx_export(m, x, path: Path, inputs, outputs, axes) -> None:
@@ -630,8 +632,7 @@ def cls_batch(data, args, rng: np.random.Generator) -> tuple[np.ndarray, np.ndar
     xs, ys = [], []
     picks = _picks(data, rng)
     while len(xs) < args.cls_batch:
-        ex = crop_example(next(picks), rng, negative=rng.random() < 0.25, crop=args.crop,
-                          middle_below=args.middle_below)
+        ex = crop_example(next(picks), rng, negative=rng.random() < 0.25, crop=args.crop)
         if ex is not None:
             xs.append(ex[0].transpose(2, 0, 1)); ys.append(ex[1])
     return np.stack(xs), np.array(ys, np.int64)
@@ -794,11 +795,11 @@ def train_classifier(data: list[tuple[list[Sample], float]], args, out: Path, ck
             correct = seen = 0
         if time.time() - last_save > args.save_every * 60:
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-            export_classifier(model, out / "dice_classifier.onnx", args.crop, args.middle_below)
+            export_classifier(model, out / "dice_classifier.onnx", args.crop)
             last_save = time.time()
             print(f"classifier: saved at step {step}", flush=True)
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-    export_classifier(model, out / "dice_classifier.onnx", args.crop, args.middle_below)
+    export_classifier(model, out / "dice_classifier.onnx", args.crop)
     print(f"classifier: done, {step} steps in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
@@ -849,9 +850,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--crop", type=int, default=CROP,
                    help=f"the classifier's crop side in pixels (default {CROP}; the numeral reader's: "
                         "vision.detector.READER_CROP)")
-    p.add_argument("--middle-below", action="store_true",
-                   help="classifier: every crop turned so that its frame's middle lies below it, as the "
-                        "numeral reader's crops are cut (vision.detector.middle_below), not at random")
     p.add_argument("--width", type=float, default=1.0,
                    help="classifier: multiply every layer's channels by this (default 1; with --init-from, "
                         "the width of that model)")

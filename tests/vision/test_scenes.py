@@ -159,6 +159,27 @@ def test_the_test_set_command_refuses_a_share_out_of_range_and_writes_nothing(tm
     assert "Traceback" not in bad.stderr and not (tmp_path / "x").exists()
 
 
+def test_the_test_sets_and_the_training_pool_read_the_same_mix_options():
+    """`scenes` and `train` take a SceneMix through the same options (`add_mix_arguments`,
+    `mix_of`); only a training pool has collages."""
+    import argparse
+
+    from vision.training import scenes
+
+    pool = argparse.ArgumentParser()
+    scenes.add_mix_arguments(pool, collages=True)
+    args = pool.parse_args(["--poly-scenes", "0.5", "--lookalikes", "0.1", "--negatives", "0.3", "--looks", "0.7",
+                            "--glyph-shapes", "0.5", "--collages", "0.4"])
+    assert scenes.mix_of(args) == scenes.SceneMix(poly=0.5, lookalikes=0.1, negatives=0.3, looks=0.7, shapes=0.5,
+                                                  collages=0.4)
+    with pytest.raises(ValueError, match="collages is between 0 and 1"):
+        scenes.mix_of(pool.parse_args(["--collages", "1.5"]))
+    test_set = argparse.ArgumentParser()
+    scenes.add_mix_arguments(test_set)
+    assert scenes.mix_of(test_set.parse_args([])) == scenes.SceneMix()
+    assert "--collages" not in test_set.format_help() and "--collages" in pool.format_help()
+
+
 @pytest.mark.parametrize("module", ["vision.training.scenes", "vision.training.onedie"])
 def test_a_render_command_refuses_a_font_it_cannot_load_and_writes_nothing(tmp_path, module):
     bad = subprocess.run([sys.executable, "-m", module, str(tmp_path / "x"), "--n", "1",

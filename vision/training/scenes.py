@@ -670,18 +670,15 @@ def add_fonts_argument(ap: argparse.ArgumentParser) -> None:
                          "numerals from the same seed)")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.training.scenes",
-                                 description="Write random synthetic dice scenes as a labelled folder.")
-    ap.add_argument("folder")
-    ap.add_argument("--n", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=999)
+def add_mix_arguments(ap: argparse.ArgumentParser, collages: bool = False) -> None:
+    """The shares of a `SceneMix` and `--fonts` as options of every command that renders
+    scenes (`mix_of` reads them); with `collages`, `--collages` too (a training pool's share)."""
     default = SceneMix()
     ap.add_argument("--poly-scenes", type=float, default=default.poly,
                     help=f"share of scenes with d10 and d20 among the d6 (default {default.poly})")
     ap.add_argument("--lookalikes", type=float, default=default.lookalikes,
-                    help="share of scenes with a keyboard or printed labels beside the dice "
-                         f"(default {default.lookalikes})")
+                    help="share of scenes with a keyboard or printed labels beside the dice (not dice; "
+                         f"default {default.lookalikes})")
     ap.add_argument("--negatives", type=float, default=default.negatives, metavar="SHARE",
                     help="share of scenes with hard negatives (specks, round platforms, coins, tokens, "
                          f"buttons) on the table (default {default.negatives})")
@@ -689,17 +686,35 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of scenes whose d10 and d20 take any look (marbled, glitter, fonts, "
                          f"engraved) and where a third of the d6 are numbered (default {default.looks})")
     ap.add_argument("--glyph-shapes", type=float, default=default.shapes, metavar="SHARE",
-                    help="of the dice of those scenes, the share whose numerals are drawn narrower or wider, "
+                    help="of the dice of --looks scenes, the share whose numerals are drawn narrower or wider, "
                          f"slanted, thinner or bolder than their font (default {default.shapes})")
     add_fonts_argument(ap)
+    if collages:
+        ap.add_argument("--collages", type=float, default=default.collages,
+                        help="share of scenes that are collages: real dice cut out of the --real photos "
+                             f"and laid on rendered tables (default {default.collages})")
+
+
+def mix_of(args: argparse.Namespace) -> SceneMix:
+    """The `SceneMix` of the options `add_mix_arguments` added (ValueError: a share out of range)."""
+    return SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=getattr(args, "collages", 0.0),
+                    negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes, truetype=args.fonts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.training.scenes",
+                                 description="Write random synthetic dice scenes as a labelled folder.")
+    ap.add_argument("folder")
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=999)
+    add_mix_arguments(ap)
     ap.add_argument("--collages-of", metavar="FOLDER[:SPLIT]",
                     help="real dice instead of drawn ones: every die of a labelled folder (with :val, "
                          ":train or :all, that split of it; default all) cut out and laid on rendered "
                          "tables (vision.training.cutouts)")
     a = ap.parse_args(argv)
     try:
-        mix = SceneMix(poly=a.poly_scenes, lookalikes=a.lookalikes, negatives=a.negatives, looks=a.looks,
-                       shapes=a.glyph_shapes, truetype=a.fonts)
+        mix = mix_of(a)
     except ValueError as exc:
         ap.error(str(exc))
     scene_of = lambda rng: random_scene(rng, mix=mix)  # noqa: E731

@@ -824,25 +824,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="before training the classifier, run the detector of MODEL_DIR over the training "
                         "images and use where it fires away from labelled dice as 'not a die' examples")
     p.add_argument("--render-only", action="store_true", help="only render the pool (with --pool-cache)")
-    mix = SceneMix()
-    p.add_argument("--poly-scenes", type=float, default=mix.poly,
-                   help=f"share of rendered scenes with d10 and d20 among the d6 (default {mix.poly})")
-    p.add_argument("--lookalikes", type=float, default=mix.lookalikes,
-                   help="share of rendered scenes with a keyboard or printed labels beside the dice "
-                        f"(not dice; default {mix.lookalikes})")
-    p.add_argument("--negatives", type=float, default=mix.negatives, metavar="SHARE",
-                   help="share of rendered scenes with hard negatives (specks, round platforms, coins, tokens, "
-                        f"buttons) on the table (default {mix.negatives})")
-    p.add_argument("--looks", type=float, default=mix.looks, metavar="SHARE",
-                   help="share of rendered scenes whose d10 and d20 take any look (marbled, glitter, "
-                        f"fonts, engraved) and where a third of the d6 are numbered (default {mix.looks})")
-    p.add_argument("--glyph-shapes", type=float, default=mix.shapes, metavar="SHARE",
-                   help="of the dice of --looks scenes, the share whose numerals are drawn narrower or wider, "
-                        f"slanted, thinner or bolder than their font (default {mix.shapes})")
-    scenes.add_fonts_argument(p)
-    p.add_argument("--collages", type=float, default=mix.collages,
-                   help="share of rendered scenes that are collages: real dice cut out of the --real photos "
-                        f"and laid on rendered tables (default {mix.collages})")
+    scenes.add_mix_arguments(p, collages=True)
     p.add_argument("--synth-weight", type=float, default=0.5, help="share of synthetic examples")
     p.add_argument("--det-batch", type=int, default=16)
     p.add_argument("--det-size", type=int, default=256)
@@ -872,8 +854,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of --real among the real examples when --centres are given too (default 0.75)")
     args = p.parse_args(argv)
     try:
-        mix = SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=args.collages,
-                       negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes, truetype=args.fonts)
+        mix = scenes.mix_of(args)
     except ValueError as exc:
         p.error(str(exc))
     for name in ("steps_detector", "steps_classifier"):

@@ -2,25 +2,11 @@
 worked out by hand in its comments."""
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-
-from pi.replay import play_script
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "ariexpress.jsonl"
-
-
-def replayed() -> tuple[list[dict], dict]:
-    out = io.StringIO()
-    with open(EXAMPLE, encoding="utf-8") as stream:
-        assert play_script(stream, out) == 0
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    return lines[:-1], lines[-1]["final"]
+from tests.engines.examples import replayed
 
 
 def test_the_example_uses_every_event_and_refuses_only_what_it_says():
-    steps, _ = replayed()
+    steps, _ = replayed("ariexpress.jsonl")
     accepted = [s["event"] for s in steps if s["accepted"]]
     assert {e["type"] for e in accepted} == {"throw", "keep", "build", "place", "pass"}
     builds = [e for e in accepted if e["type"] == "build"]
@@ -44,7 +30,7 @@ def test_the_example_uses_every_event_and_refuses_only_what_it_says():
 
 
 def test_the_example_ends_as_worked_out_by_hand():
-    _, final = replayed()
+    _, final = replayed("ariexpress.jsonl")
     assert final["game"] == "ariexpress"
     assert final["phase"] == "over" and final["due"] is None
     assert final["complete"] == ["red", "blue", "yellow"]

@@ -2,21 +2,7 @@
 worked out by hand in their comments."""
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-
-from pi.replay import play_script
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
-
-
-def replayed(name: str) -> tuple[list[dict], dict]:
-    out = io.StringIO()
-    with open(EXAMPLES / name, encoding="utf-8") as stream:
-        assert play_script(stream, out) == 0
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    return lines[:-1], lines[-1]["final"]
+from tests.engines.examples import replayed
 
 
 def counts(clear, yellow, red, blue):

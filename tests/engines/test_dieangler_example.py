@@ -2,25 +2,11 @@
 worked out by hand in its comments."""
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-
-from pi.replay import play_script
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "dieangler.jsonl"
-
-
-def replayed() -> tuple[list[dict], dict]:
-    out = io.StringIO()
-    with open(EXAMPLE, encoding="utf-8") as stream:
-        assert play_script(stream, out) == 0
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    return lines[:-1], lines[-1]["final"]
+from tests.engines.examples import replayed
 
 
 def test_the_example_uses_every_event_and_refuses_only_what_it_says():
-    steps, _ = replayed()
+    steps, _ = replayed("dieangler.jsonl")
     assert {s["event"]["type"] for s in steps if s["accepted"]} == {
         "fish", "choose", "uses", "throw", "rethrow", "lure", "done"}
     refused = [s for s in steps if not s["accepted"]]
@@ -33,7 +19,7 @@ def test_the_example_uses_every_event_and_refuses_only_what_it_says():
 
 
 def test_the_example_ends_in_the_extension_won_by_chika():
-    _, final = replayed()
+    _, final = replayed("dieangler.jsonl")
     assert final["phase"] == "over"
     assert final["stage"] == "extension"
     # main game: Aki F1 (carried from a tie) + F2, Ben F3 (lure) + F4; tied 2-2

@@ -2,25 +2,11 @@
 result worked out by hand below."""
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-
-from pi.replay import play_script
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "flyingdwarves.jsonl"
-
-
-def replayed() -> tuple[list[dict], dict]:
-    out = io.StringIO()
-    with open(EXAMPLE, encoding="utf-8") as stream:
-        assert play_script(stream, out) == 0
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    return lines[:-1], lines[-1]["final"]
+from tests.engines.examples import replayed
 
 
 def test_the_example_uses_every_event_and_refuses_only_what_it_says():
-    steps, _ = replayed()
+    steps, _ = replayed("flyingdwarves.jsonl")
     assert {s["event"]["type"] for s in steps if s["accepted"]} == {
         "handicap", "draw", "propel", "item", "pass", "swap", "develop", "move", "discard", "invest", "start_cube"}
     used = [s["event"]["card"] for s in steps if s["accepted"] and s["event"]["type"] == "item"]
@@ -38,7 +24,7 @@ def test_the_example_uses_every_event_and_refuses_only_what_it_says():
 
 
 def test_the_example_ends_as_worked_out_by_hand():
-    _, final = replayed()
+    _, final = replayed("flyingdwarves.jsonl")
     assert final["phase"] == "over"
     # Points by round (start 3 each; Ben's handicap +1):
     # Aki:   r4 mine 3 (+3) after r3 mine 2 (+2) = 8; r5 mine 1 = 9; r8 pays Ben 1, Chika 1 = 7;

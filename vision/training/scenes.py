@@ -697,8 +697,9 @@ def add_mix_arguments(ap: argparse.ArgumentParser, collages: bool = False) -> No
 
 def mix_of(args: argparse.Namespace) -> SceneMix:
     """The `SceneMix` of the options `add_mix_arguments` added (ValueError: a share out of range)."""
-    return SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes, collages=getattr(args, "collages", SceneMix.collages),
-                    negatives=args.negatives, looks=args.looks, shapes=args.glyph_shapes, truetype=args.fonts)
+    return SceneMix(poly=args.poly_scenes, lookalikes=args.lookalikes,
+                    collages=getattr(args, "collages", SceneMix.collages), negatives=args.negatives,
+                    looks=args.looks, shapes=args.glyph_shapes, truetype=args.fonts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,6 +42,9 @@ DET_LONG = 384
 #: at least FINE_LONG, at FINE_LONG for dice of less than SMALL pixels at that scale.
 COARSE_LONG = 128
 BIG = 64
+#: The main pass finds dice of up to about MAIN_MAX pixels at its scale: a bigger die both
+#: passes found is read from the coarse pass's box where that pass is the surer of it.
+MAIN_MAX = 100
 FINE_LONG = 768
 SMALL = 20
 STRIDE = 4
@@ -316,9 +319,7 @@ class Detector:
         coarse, coarse_scores = self._peaks(coarse_small, scale * k, image.shape)
         keep = _side(coarse) * (DET_LONG / longest) >= BIG
         coarse, coarse_scores = coarse[keep], coarse_scores[keep]
-        if len(coarse) and len(boxes):  # a die both passes found is read once, from the main pass
-            same = (_deep_inside(coarse, boxes) & (_side(boxes)[None, :] >= 0.6 * _side(coarse)[:, None])).any(1)
-            coarse, coarse_scores = coarse[~same], coarse_scores[~same]
+        boxes, scores, coarse, coarse_scores = _one_box_each(boxes, scores, coarse, coarse_scores, DET_LONG / longest)
         from_coarse = np.r_[np.zeros(len(boxes), bool), np.ones(len(coarse), bool)]
         return (np.concatenate([boxes, coarse]).astype(np.float32),
                 np.concatenate([scores, coarse_scores]).astype(np.float32), from_coarse)
@@ -526,6 +527,21 @@ def _deep_inside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width and height of its centre)."""
     ca, cb = (a[:, :2] + a[:, 2:]) / 2, (b[:, :2] + b[:, 2:]) / 2
     return (np.abs(ca[:, None, :] - cb[None, :, :]) < 0.3 * (b[:, 2:] - b[:, :2])[None, :, :]).all(2)
+
+
+def _one_box_each(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray, coarse_scores: np.ndarray,
+                  to_main: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A die both passes found (the coarse box's centre deep inside a main-pass box at least
+    0.6 of its side) is read once: from the main pass's box, unless the die is bigger than
+    the main pass's dice (`MAIN_MAX` pixels at its scale, `to_main` the factor from the
+    image's pixels) and the coarse pass is surer of it. Returns the main and the coarse
+    boxes and scores that remain."""
+    if not len(coarse) or not len(boxes):
+        return boxes, scores, coarse, coarse_scores
+    same = _deep_inside(coarse, boxes) & (_side(boxes)[None, :] >= 0.6 * _side(coarse)[:, None])
+    surer = same & (coarse_scores[:, None] > scores[None, :]) & (_side(coarse)[:, None] * to_main > MAIN_MAX)
+    main, whole = ~surer.any(0), ~same.any(1) | surer.any(1)
+    return boxes[main], scores[main], coarse[whole], coarse_scores[whole]
 
 
 def _one_peak_each(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

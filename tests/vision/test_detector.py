@@ -211,6 +211,25 @@ def test_a_die_holds_no_other_die():
     assert _nested(boxes[:1], np.array([0.4]), coarse[:1]).tolist() == [True]
 
 
+def test_a_die_both_passes_find_is_read_once_from_the_surer_pass_when_it_is_big():
+    """A close-up's die is often found by the main pass too, weakly and off its middle:
+    bigger than the main pass's dice (MAIN_MAX at its scale) and surer to the coarse pass,
+    it is read from the coarse box; otherwise, or where the main pass is surer, from the
+    main pass's. A coarse box around no main box stays a coarse box."""
+    from vision.detector import MAIN_MAX, _one_box_each
+
+    main = np.array([[160, 90, 360, 280], [500, 500, 540, 540]], np.float32)
+    coarse = np.array([[100, 60, 350, 330], [600, 0, 900, 300]], np.float32)
+    b, s, c, cs = _one_box_each(main, np.array([0.3, 0.8]), coarse, np.array([0.9, 0.5]), 1.0)
+    assert b.tolist() == [[500, 500, 540, 540]] and s.tolist() == [0.8]
+    assert c.tolist() == coarse.tolist() and cs.tolist() == [0.9, 0.5]
+    b, s, c, cs = _one_box_each(main, np.array([0.95, 0.8]), coarse, np.array([0.9, 0.5]), 1.0)
+    assert b.tolist() == main.tolist() and c.tolist() == coarse[1:].tolist()
+    small = 0.9 * MAIN_MAX / 270  # the same die at the main pass's scale: within its sizes
+    b, s, c, cs = _one_box_each(main, np.array([0.3, 0.8]), coarse, np.array([0.9, 0.5]), small)
+    assert b.tolist() == main.tolist() and c.tolist() == coarse[1:].tolist()
+
+
 def light_tray(height: int, width: int) -> np.ndarray:
     """An empty light tray for the stubbed detector's boxes: on a dark one, a bare box read
     as a 1 or a 2 would be a speck (`_bare_tray`)."""

@@ -78,6 +78,16 @@ PLAIN_DIE_PROB = 0.9
 BARE_BODY = 0.15
 BARE_NOISE = 6.0
 BARE_DARK = 100
+#: A button, coin or token on a flat tray (`_round_body`): the body in the box of a d6 read
+#: as one of BUTTON_FACES (two or four holes, a token's one mark) with confidence under
+#: ROUND_CONFIDENCE (such things read 0.3-0.78; a die read plainly is not measured, which
+#: keeps the cost off most dice) is as round as a disc, its outline's intersection over
+#: union with the ellipse fitted to it at least ROUND. Real dice seen from above, with their
+#: rounded edges, reached 0.965 at most (1,920 of them on flat trays: Byler, webcam, Byler
+#: dice on rendered tables; models/MODEL.md, "Specks and buttons").
+ROUND = 0.97
+ROUND_CONFIDENCE = 0.7
+BUTTON_FACES = (1, 2, 4)
 #: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
 #: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
 NUMBERED_FACE_MIN = 0.9
@@ -493,6 +503,8 @@ class Detector:
                 continue
             if sides == 6 and best in (1, 2) and _bare_tray(image, b):  # one speck or two
                 continue
+            if sides == 6 and best in BUTTON_FACES and confidence < ROUND_CONFIDENCE and _round_body(image, b):
+                continue  # a button, a coin or a token
             found.append(dict(box=tuple(b.tolist()), face=face, best_face=best, confidence=confidence,
                               det_score=float(sc), die_prob=die_prob, face_probs=tuple(faces.tolist()),
                               sides=sides, sure=sure))
@@ -587,20 +599,20 @@ def _specks(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     return (confidence >= 0) & (confidence < SPECK_CONFIDENCE) & (side < SPECK_SIDE * np.median(side[plain]))
 
 
-def _bare_tray(image: np.ndarray, box) -> bool:
-    """A box on a flat, dark tray holding hardly anything but that tray: a white speck of
-    dust the detector boxed as a d6 showing 1 or 2. The box's surroundings (a square twice
-    its side, its outer quarter) give the tray's colour and noise, measured at 32 px per box
-    side in CIELAB; the box is bare when under `BARE_BODY` of it differs from the tray by
-    more than the tray's noise (at least 10 units). A crowded or textured tray (a die or a
-    pattern beside the box) or a light one never makes a box bare."""
+def _tray_around(image: np.ndarray, box, px: int):
+    """The box and its surroundings (a square twice its side) at `px` pixels per box side
+    in CIELAB, and what differs from the tray there: (lab, inside, ring, unlike, flat).
+    The outer quarter of the square (`ring`) gives the tray's colour and noise; `unlike`
+    marks what differs from that colour by more than the noise (at least 10 units); the
+    tray is `flat` when its noise is under `BARE_NOISE` and under 0.1 of the ring is unlike
+    it (no die or pattern beside the box). None where the box is too near the image's edge."""
     h, w = image.shape[:2]
     x0, y0, x1, y1 = box
     side = max(x1 - x0, y1 - y0, 1.0)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     ax0, ay0 = int(max(0, cx - side)), int(max(0, cy - side))
     ax1, ay1 = int(min(w, cx + side)), int(min(h, cy + side))
-    k = 32.0 / side
+    k = px / side
     size = (max(2, round((ax1 - ax0) * k)), max(2, round((ay1 - ay0) * k)))
     lab = cv2.cvtColor(cv2.resize(image[ay0:ay1, ax0:ax1], size, interpolation=cv2.INTER_AREA),
                        cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -608,16 +620,49 @@ def _bare_tray(image: np.ndarray, box) -> bool:
     ys = ((np.arange(size[1]) + 0.5) * (ay1 - ay0) / size[1] + ay0 - cy) / side
     ring = np.maximum(np.abs(xs)[None, :], np.abs(ys)[:, None]) > 0.75
     inside = (np.abs(xs)[None, :] <= (x1 - x0) / (2 * side)) & (np.abs(ys)[:, None] <= (y1 - y0) / (2 * side))
-    if ring.sum() < 20 or inside.sum() < 20:
-        return False
+    if ring.sum() < px * px // 50 or inside.sum() < px * px // 50:
+        return None
     tray = np.median(lab[ring], 0)
-    if tray[0] >= BARE_DARK:
-        return False
     distance = np.linalg.norm(lab - tray, axis=2)
     noise = float(np.median(distance[ring]))
     unlike = distance > max(10.0, 3.0 * noise)
-    flat = noise < BARE_NOISE and unlike[ring].mean() <= 0.1
-    return bool(flat and unlike[inside].mean() < BARE_BODY)
+    return lab, inside, ring, unlike, noise < BARE_NOISE and unlike[ring].mean() <= 0.1
+
+
+def _bare_tray(image: np.ndarray, box) -> bool:
+    """A box on a flat, dark tray holding hardly anything but that tray: a white speck of
+    dust the detector boxed as a d6 showing 1 or 2. Measured at 32 px per box side
+    (`_tray_around`): the box is bare when under `BARE_BODY` of it differs from the tray.
+    A crowded or textured tray (a die or a pattern beside the box) or a light one never
+    makes a box bare."""
+    around = _tray_around(image, box, 32)
+    if around is None:
+        return False
+    lab, inside, ring, unlike, flat = around
+    return bool(flat and np.median(lab[ring][:, 0]) < BARE_DARK and unlike[inside].mean() < BARE_BODY)
+
+
+def _round_body(image: np.ndarray, box) -> bool:
+    """A box on a flat tray whose body (the largest patch unlike the tray, at 64 px per box
+    side: `_tray_around`) is a disc: its outline's intersection over union with the ellipse
+    fitted to it is at least `ROUND`. A die seen from above is a square with rounded corners
+    (at most 0.965 on the real photos measured), a button, coin or token a disc (0.97-0.99);
+    a busy tray is never measured."""
+    around = _tray_around(image, box, 64)
+    if around is None or not around[4]:
+        return False
+    unlike = around[3].astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(unlike)
+    if n < 2:
+        return False
+    body = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+    outline = max(cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    if len(outline) < 5:
+        return False
+    filled, ellipse = np.zeros_like(body), np.zeros_like(body)
+    cv2.drawContours(filled, [outline], -1, 1, -1)
+    cv2.ellipse(ellipse, cv2.fitEllipse(outline), 1, -1)
+    return bool((filled & ellipse).sum() >= ROUND * max(int((filled | ellipse).sum()), 1))
 
 
 def _suppress(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:

@@ -552,6 +552,51 @@ def test_a_d6_read_as_a_1_or_a_2_in_a_bare_box_is_a_speck_not_a_die(monkeypatch)
     assert [(d.box[0], d.face) for d in det.detect_raw(img)] == [(278, 1), (79, 5)]
 
 
+def button_scene(tray: int = 30, noise: float = 2.0, seed: int = 0) -> np.ndarray:
+    """A 400x400 tray with sensor noise, a blue button (a disc of 22 px radius with two
+    holes) at (100, 100) and a red d6 (a square of 44 px with rounded corners and three
+    pips) at (300, 300)."""
+    rng = np.random.default_rng(seed)
+    img = np.clip(rng.normal(tray, noise, (400, 400, 3)), 0, 255).astype(np.uint8)
+    cv2.circle(img, (100, 100), 22, (170, 110, 40), -1, cv2.LINE_AA)
+    for x in (92, 108):
+        cv2.circle(img, (x, 100), 3, (tray, tray, tray), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (283, 278), (317, 322), (40, 40, 190), -1)
+    cv2.rectangle(img, (278, 283), (322, 317), (40, 40, 190), -1)
+    for c in ((283, 283), (317, 283), (283, 317), (317, 317)):
+        cv2.circle(img, c, 5, (40, 40, 190), -1, cv2.LINE_AA)
+    for c in ((288, 288), (300, 300), (312, 312)):
+        cv2.circle(img, c, 4, (235, 235, 235), -1, cv2.LINE_AA)
+    return img
+
+
+def test_a_disc_on_a_flat_tray_is_a_round_body_and_a_die_is_not():
+    from vision.detector import _round_body
+
+    button, die = (77, 77, 123, 123), (277, 277, 323, 323)
+    assert _round_body(button_scene(), button)
+    assert not _round_body(button_scene(), die)  # a square, however rounded its corners
+    assert _round_body(button_scene(tray=200), button)  # on a light tray too
+    assert not _round_body(button_scene(noise=25), button)  # a textured tray: nothing to tell
+    crowded = button_scene()
+    cv2.rectangle(crowded, (40, 126), (160, 160), (60, 160, 60), -1)  # a die beside it
+    assert not _round_body(crowded, button)
+
+
+def test_a_d6_unsurely_read_on_a_round_body_is_a_button_not_a_die(monkeypatch):
+    """The button read unsurely as a 2 goes; the die read as unsurely as a 3 stays; a disc
+    read surely (`ROUND_CONFIDENCE`) is left to the classifier."""
+    from vision import detector as D
+
+    probs = np.zeros((2, len(D.CLASSES)), np.float32)
+    probs[0, D.CLASSES.index((6, 2))] = probs[1, D.CLASSES.index((6, 3))] = 0.6
+    probs[:, 0] = 0.4
+    det = stubbed_detector(monkeypatch, [[77, 77, 123, 123], [277, 277, 323, 323]], probs, score=1.0)
+    assert [(d.box[0], d.face) for d in det.detect_raw(button_scene())] == [(277, 3)]
+    probs[0, D.CLASSES.index((6, 2))], probs[0, 0] = 1.0, 0.0
+    assert [d.box[0] for d in det.detect_raw(button_scene())] == [77, 277]
+
+
 def test_an_unsure_d6_the_reader_finds_a_d10_by_its_faces_together_is_averaged(monkeypatch):
     """A d10's probability is spread over ten faces: the reader's kind, not its likeliest
     face, decides. At 0.8 on d10 faces (none above 0.2) the two readings are averaged; at

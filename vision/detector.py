@@ -605,7 +605,7 @@ def _tray_around(image: np.ndarray, box, px: int):
     The outer quarter of the square (`ring`) gives the tray's colour and noise; `unlike`
     marks what differs from that colour by more than the noise (at least 10 units); the
     tray is `flat` when its noise is under `BARE_NOISE` and under 0.1 of the ring is unlike
-    it (no die or pattern beside the box). None where the box is too near the image's edge."""
+    it (no die or pattern beside the box). None where too little of either is in the image."""
     h, w = image.shape[:2]
     x0, y0, x1, y1 = box
     side = max(x1 - x0, y1 - y0, 1.0)
@@ -648,7 +648,7 @@ def _round_body(image: np.ndarray, box) -> bool:
     fitted to it is at least `ROUND`. A die seen from above is a square with rounded corners
     (at most 0.965 on the real photos measured), a button, coin or token a disc (0.97-0.99);
     a busy tray, told at 16 px per box side first, is never measured."""
-    glance = _tray_around(image, box, 16)  # a busy tray is told at a sixteenth of the cost
+    glance = _tray_around(image, box, 16)  # a busy tray is told from a sixteenth of the pixels
     if glance is None or not glance[4]:
         return False
     around = _tray_around(image, box, 64)

@@ -584,15 +584,15 @@ def test_a_disc_on_a_flat_tray_is_a_round_body_and_a_die_is_not():
 
 
 def test_a_d6_unsurely_read_on_a_round_body_is_a_button_not_a_die(monkeypatch):
-    """The button read unsurely as a 2 goes; the die read as unsurely as a 3 stays; a disc
-    read surely (`ROUND_CONFIDENCE`) is left to the classifier."""
+    """The button read unsurely as a 2 goes; the die read as unsurely as a 4 stays (it is
+    no disc); a disc read surely (`ROUND_CONFIDENCE`) is left to the classifier."""
     from vision import detector as D
 
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
-    probs[0, D.CLASSES.index((6, 2))] = probs[1, D.CLASSES.index((6, 3))] = 0.6
+    probs[0, D.CLASSES.index((6, 2))] = probs[1, D.CLASSES.index((6, 4))] = 0.6
     probs[:, 0] = 0.4
     det = stubbed_detector(monkeypatch, [[77, 77, 123, 123], [277, 277, 323, 323]], probs, score=1.0)
-    assert [(d.box[0], d.face) for d in det.detect_raw(button_scene())] == [(277, 3)]
+    assert [(d.box[0], d.face) for d in det.detect_raw(button_scene())] == [(277, 4)]
     probs[0, D.CLASSES.index((6, 2))], probs[0, 0] = 1.0, 0.0
     assert [d.box[0] for d in det.detect_raw(button_scene())] == [77, 277]
 

@@ -82,11 +82,13 @@ BARE_DARK = 100
 #: as one of BUTTON_FACES (two or four holes, a token's one mark) with confidence under
 #: ROUND_CONFIDENCE (such things read 0.3-0.78; a die read plainly is not measured, which
 #: keeps the cost off most dice) is as round as a disc, its outline's intersection over
-#: union with the ellipse fitted to it at least ROUND. Real dice seen from above, with their
-#: rounded edges, reached 0.965 at most (1,920 of them on flat trays: Byler, webcam, Byler
-#: dice on rendered tables; models/MODEL.md, "Specks and buttons").
+#: union with the ellipse fitted to it at least ROUND (the body: what differs from the tray,
+#: its middle in the box, covering ROUND_BODY of the box or more). Real dice seen from
+#: above, with their rounded edges, reached 0.965 at most (1,920 of them on flat trays:
+#: Byler, webcam, Byler dice on rendered tables; models/MODEL.md, "Specks and buttons").
 ROUND = 0.97
 ROUND_CONFIDENCE = 0.7
+ROUND_BODY = 0.3
 BUTTON_FACES = (1, 2, 4)
 #: A d10 or d20 whose reading is less sure than this is unsure (`sure` False): at the
 #: table its owner types it. Read numbers are misread more than pips (models/MODEL.md).
@@ -546,13 +548,14 @@ def _one_box_each(boxes: np.ndarray, scores: np.ndarray, coarse: np.ndarray, coa
     """A die both passes found (the coarse box's centre deep inside a main-pass box at least
     0.6 of its side) is read once: from the main pass's box, unless the die is bigger than
     the main pass's dice (`MAIN_MAX` pixels at its scale, `to_main` the factor from the
-    image's pixels) and the coarse pass is surer of it. Returns the main and the coarse
-    boxes and scores that remain."""
+    image's pixels) and the coarse pass is surer of it than of every main box it matches.
+    Returns the main and the coarse boxes and scores that remain."""
     if not len(coarse) or not len(boxes):
         return boxes, scores, coarse, coarse_scores
     same = _deep_inside(coarse, boxes) & (_side(boxes)[None, :] >= 0.6 * _side(coarse)[:, None])
-    surer = same & (coarse_scores[:, None] > scores[None, :]) & (_side(coarse)[:, None] * to_main > MAIN_MAX)
-    main, whole = ~surer.any(0), ~same.any(1) | surer.any(1)
+    big = _side(coarse) * to_main > MAIN_MAX
+    wins = big & same.any(1) & ~(same & (coarse_scores[:, None] <= scores[None, :])).any(1)
+    main, whole = ~same[wins].any(0), ~same.any(1) | wins
     return boxes[main], scores[main], coarse[whole], coarse_scores[whole]
 
 
@@ -643,22 +646,29 @@ def _bare_tray(image: np.ndarray, box) -> bool:
 
 
 def _round_body(image: np.ndarray, box) -> bool:
-    """A box on a flat tray whose body (the largest patch unlike the tray, at 64 px per box
-    side: `_tray_around`) is a disc: its outline's intersection over union with the ellipse
-    fitted to it is at least `ROUND`. A die seen from above is a square with rounded corners
-    (at most 0.965 on the real photos measured), a button, coin or token a disc (0.97-0.99);
-    a busy tray, told at 16 px per box side first, is never measured."""
+    """A box on a flat tray whose body is a disc. The body is the largest patch unlike the
+    tray (at 64 px per box side: `_tray_around`) whose middle lies in the box, and it must
+    cover `ROUND_BODY` of the box (not a pip or a speck on it); it is a disc when its
+    outline's intersection over union with the ellipse fitted to it is at least `ROUND`. A
+    die seen from above is a square with rounded corners (at most 0.965 on the real photos
+    measured), a button, coin or token a disc (0.97-0.99); a busy tray, told at 16 px per
+    box side first, is never measured."""
     glance = _tray_around(image, box, 16)  # a busy tray is told from a sixteenth of the pixels
     if glance is None or not glance[4]:
         return False
     around = _tray_around(image, box, 64)
     if around is None or not around[4]:
         return False
-    unlike = around[3].astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(unlike)
-    if n < 2:
+    _, inside, _, unlike, _ = around
+    n, labels, stats, middles = cv2.connectedComponentsWithStats(unlike.astype(np.uint8))
+    rows, cols = np.nonzero(inside)
+    in_box = ((middles[:, 0] >= cols.min()) & (middles[:, 0] <= cols.max())
+              & (middles[:, 1] >= rows.min()) & (middles[:, 1] <= rows.max()))
+    areas = np.where(in_box, stats[:, cv2.CC_STAT_AREA], 0)
+    areas[0] = 0  # the tray
+    if areas.max() < ROUND_BODY * inside.sum():
         return False
-    body = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+    body = (labels == int(np.argmax(areas))).astype(np.uint8)
     outline = max(cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
     if len(outline) < 5:
         return False

@@ -228,6 +228,11 @@ def test_a_die_both_passes_find_is_read_once_from_the_surer_pass_when_it_is_big(
     small = 0.9 * MAIN_MAX / 270  # the same die at the main pass's scale: within its sizes
     b, s, c, cs = _one_box_each(main, np.array([0.3, 0.8]), coarse, np.array([0.9, 0.5]), small)
     assert b.tolist() == main.tolist() and c.tolist() == coarse[1:].tolist()
+    # a coarse box over two main boxes, surer than one only: both main boxes are read
+    two = np.array([[100, 100, 260, 260], [170, 170, 330, 330]], np.float32)
+    b, s, c, cs = _one_box_each(two, np.array([0.3, 0.95]), np.array([[90, 90, 340, 340]], np.float32),
+                                np.array([0.9]), 1.0)
+    assert b.tolist() == two.tolist() and len(c) == 0
 
 
 def light_tray(height: int, width: int) -> np.ndarray:
@@ -552,19 +557,20 @@ def test_a_d6_read_as_a_1_or_a_2_in_a_bare_box_is_a_speck_not_a_die(monkeypatch)
     assert [(d.box[0], d.face) for d in det.detect_raw(img)] == [(278, 1), (79, 5)]
 
 
-def button_scene(tray: int = 30, noise: float = 2.0, seed: int = 0) -> np.ndarray:
+def button_scene(tray: int = 30, noise: float = 2.0, seed: int = 0, corner: int = 5) -> np.ndarray:
     """A 400x400 tray with sensor noise, a blue button (a disc of 22 px radius with two
-    holes) at (100, 100) and a red d6 (a square of 44 px with rounded corners and three
-    pips) at (300, 300)."""
+    holes) at (100, 100) and a red d6 (a square of 44 px, its corners rounded to `corner`
+    px, three pips) at (300, 300)."""
     rng = np.random.default_rng(seed)
     img = np.clip(rng.normal(tray, noise, (400, 400, 3)), 0, 255).astype(np.uint8)
     cv2.circle(img, (100, 100), 22, (170, 110, 40), -1, cv2.LINE_AA)
     for x in (92, 108):
         cv2.circle(img, (x, 100), 3, (tray, tray, tray), -1, cv2.LINE_AA)
-    cv2.rectangle(img, (283, 278), (317, 322), (40, 40, 190), -1)
-    cv2.rectangle(img, (278, 283), (322, 317), (40, 40, 190), -1)
-    for c in ((283, 283), (317, 283), (283, 317), (317, 317)):
-        cv2.circle(img, c, 5, (40, 40, 190), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (278 + corner, 278), (322 - corner, 322), (40, 40, 190), -1)
+    cv2.rectangle(img, (278, 278 + corner), (322, 322 - corner), (40, 40, 190), -1)
+    for c in ((278 + corner, 278 + corner), (322 - corner, 278 + corner), (278 + corner, 322 - corner),
+              (322 - corner, 322 - corner)):
+        cv2.circle(img, c, corner, (40, 40, 190), -1, cv2.LINE_AA)
     for c in ((288, 288), (300, 300), (312, 312)):
         cv2.circle(img, c, 4, (235, 235, 235), -1, cv2.LINE_AA)
     return img
@@ -575,7 +581,15 @@ def test_a_disc_on_a_flat_tray_is_a_round_body_and_a_die_is_not():
 
     button, die = (77, 77, 123, 123), (277, 277, 323, 323)
     assert _round_body(button_scene(), button)
-    assert not _round_body(button_scene(), die)  # a square, however rounded its corners
+    assert not _round_body(button_scene(), die)
+    assert not _round_body(button_scene(corner=18), die)  # corners rounded as far as real dice's (0.956)
+    beside = button_scene()
+    cv2.circle(beside, (331, 300), 13, (60, 150, 200), -1, cv2.LINE_AA)  # a coin beside the die, in its surroundings
+    assert not _round_body(beside, die)
+    big_pip = button_scene(corner=0)
+    cv2.rectangle(big_pip, (278, 278), (322, 322), (33, 33, 33), -1)  # a dark die on the dark tray
+    cv2.circle(big_pip, (300, 300), 12, (235, 235, 235), -1, cv2.LINE_AA)  # its one big pip is round
+    assert not _round_body(big_pip, die)
     assert _round_body(button_scene(tray=200), button)  # on a light tray too
     assert not _round_body(button_scene(noise=25), button)  # a textured tray: nothing to tell
     crowded = button_scene()
@@ -584,8 +598,9 @@ def test_a_disc_on_a_flat_tray_is_a_round_body_and_a_die_is_not():
 
 
 def test_a_d6_unsurely_read_on_a_round_body_is_a_button_not_a_die(monkeypatch):
-    """The button read unsurely as a 2 goes; the die read as unsurely as a 4 stays (it is
-    no disc); a disc read surely (`ROUND_CONFIDENCE`) is left to the classifier."""
+    """The button read as a 2 with confidence 0.6 goes; the die read as a 4 as weakly stays
+    (it is no disc); a disc read surely (`ROUND_CONFIDENCE`), or read as a face a button
+    does not show (`BUTTON_FACES`), is left to the classifier."""
     from vision import detector as D
 
     probs = np.zeros((2, len(D.CLASSES)), np.float32)
@@ -595,6 +610,9 @@ def test_a_d6_unsurely_read_on_a_round_body_is_a_button_not_a_die(monkeypatch):
     assert [(d.box[0], d.face) for d in det.detect_raw(button_scene())] == [(277, 4)]
     probs[0, D.CLASSES.index((6, 2))], probs[0, 0] = 1.0, 0.0
     assert [d.box[0] for d in det.detect_raw(button_scene())] == [77, 277]
+    probs[0] = 0.0
+    probs[0, D.CLASSES.index((6, 3))], probs[0, 0] = 0.6, 0.4
+    assert [(d.box[0], d.face) for d in det.detect_raw(button_scene())] == [(77, 3), (277, 4)]
 
 
 def test_an_unsure_d6_the_reader_finds_a_d10_by_its_faces_together_is_averaged(monkeypatch):

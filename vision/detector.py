@@ -602,13 +602,23 @@ def _specks(boxes: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     return (confidence >= 0) & (confidence < SPECK_CONFIDENCE) & (side < SPECK_SIDE * np.median(side[plain]))
 
 
-def _tray_around(image: np.ndarray, box, px: int):
-    """The box and its surroundings (a square twice its side) at `px` pixels per box side
-    in CIELAB, and what differs from the tray there: (lab, inside, ring, unlike, flat).
-    The outer quarter of the square (`ring`) gives the tray's colour and noise; `unlike`
-    marks what differs from that colour by more than the noise (at least 10 units); the
-    tray is `flat` when its noise is under `BARE_NOISE` and under 0.1 of the ring is unlike
-    it (no die or pattern beside the box). None where too little of either is in the image."""
+@dataclass(frozen=True)
+class TrayAround:
+    """A box and its surroundings (a square twice its side) in CIELAB (`lab`), with masks
+    of the box (`inside`) and of the square's outer quarter (`ring`, which gives the tray's
+    colour and noise), of what differs from that colour by more than the noise (`unlike`,
+    at least 10 units), and whether the tray is `flat`: its noise under `BARE_NOISE` and
+    under 0.1 of the ring unlike it (no die or pattern beside the box)."""
+    lab: np.ndarray
+    inside: np.ndarray
+    ring: np.ndarray
+    unlike: np.ndarray
+    flat: bool
+
+
+def _tray_around(image: np.ndarray, box, px: int) -> TrayAround | None:
+    """The `TrayAround` of `box`, measured at `px` pixels per box side; None where too
+    little of the box or of its surroundings is in the image."""
     h, w = image.shape[:2]
     x0, y0, x1, y1 = box
     side = max(x1 - x0, y1 - y0, 1.0)
@@ -629,7 +639,7 @@ def _tray_around(image: np.ndarray, box, px: int):
     distance = np.linalg.norm(lab - tray, axis=2)
     noise = float(np.median(distance[ring]))
     unlike = distance > max(10.0, 3.0 * noise)
-    return lab, inside, ring, unlike, noise < BARE_NOISE and unlike[ring].mean() <= 0.1
+    return TrayAround(lab, inside, ring, unlike, noise < BARE_NOISE and unlike[ring].mean() <= 0.1)
 
 
 def _bare_tray(image: np.ndarray, box) -> bool:
@@ -638,11 +648,9 @@ def _bare_tray(image: np.ndarray, box) -> bool:
     (`_tray_around`): the box is bare when under `BARE_BODY` of it differs from the tray.
     A crowded or textured tray (a die or a pattern beside the box) or a light one never
     makes a box bare."""
-    around = _tray_around(image, box, 32)
-    if around is None:
-        return False
-    lab, inside, ring, unlike, flat = around
-    return bool(flat and np.median(lab[ring][:, 0]) < BARE_DARK and unlike[inside].mean() < BARE_BODY)
+    t = _tray_around(image, box, 32)
+    return bool(t is not None and t.flat and np.median(t.lab[t.ring][:, 0]) < BARE_DARK
+                and t.unlike[t.inside].mean() < BARE_BODY)
 
 
 def _round_body(image: np.ndarray, box) -> bool:
@@ -654,13 +662,13 @@ def _round_body(image: np.ndarray, box) -> bool:
     measured), a button, coin or token a disc (0.97-0.99); a busy tray, told at 16 px per
     box side first, is never measured."""
     glance = _tray_around(image, box, 16)  # a busy tray is told from a sixteenth of the pixels
-    if glance is None or not glance[4]:
+    if glance is None or not glance.flat:
         return False
-    around = _tray_around(image, box, 64)
-    if around is None or not around[4]:
+    t = _tray_around(image, box, 64)
+    if t is None or not t.flat:
         return False
-    _, inside, _, unlike, _ = around
-    n, labels, stats, middles = cv2.connectedComponentsWithStats(unlike.astype(np.uint8))
+    inside = t.inside
+    _, labels, stats, middles = cv2.connectedComponentsWithStats(t.unlike.astype(np.uint8))
     rows, cols = np.nonzero(inside)
     in_box = ((middles[:, 0] >= cols.min()) & (middles[:, 0] <= cols.max())
               & (middles[:, 1] >= rows.min()) & (middles[:, 1] <= rows.max()))

@@ -136,6 +136,13 @@ FLOAT_CLASSIFIER_FILE = "dice_classifier_float.onnx"
 #: models/MODEL.md, "Numeral reader").
 READER_FILE = "dice_reader.onnx"
 READER_CROP = 96
+#: The close-up reader (optional, used only beside the numeral reader): the same network
+#: fine-tuned on dice photographed large. It reads instead of the numeral reader the dice
+#: whose box is CLOSE_SIDE photo pixels or more on its longer side, whose READER_CROP crop
+#: is shrunk from the photo, sharp; smaller dice, blown up, stay with the numeral reader
+#: (models/MODEL.md, "Numeral reader").
+CLOSE_READER_FILE = "dice_reader_close.onnx"
+CLOSE_SIDE = 100
 #: The faces each kind of die shows, as printed (a d10 shows 0-9).
 FACES: dict[int, range] = {6: range(1, 7), 10: range(0, 10), 20: range(1, 21)}
 #: The classifier's classes in output order: (0, 0) is "not a die", then (sides, face).
@@ -243,7 +250,8 @@ class Detector:
     `vision.classifiers.ChoiceFile`) when given; a missing file is replaced by the other.
     `self.classifier` tells which was taken and how (`vision.classifiers.Choice`);
     `reader`: read the dice the classifier takes for a d10 or a d20, and the d6 it is unsure
-    of, again with the numeral reader (`READER_FILE`, when the model folder has one).
+    of, again with the numeral reader (`READER_FILE`, when the model folder has one; the
+    dice of `CLOSE_SIDE` pixels and more with `CLOSE_READER_FILE`, when it has that too).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1, colours=None,
@@ -282,14 +290,14 @@ class Detector:
             raise ModelMissingError(f"{files[self.classifier.kind]} has {n} outputs; this dicetable reads "
                                     f"classifiers of 7 (d6) or {len(CLASSES)} (d6, d10, d20) classes")
         self.classes = CLASSES[:n]
-        self._reader = None
-        if reader and n == len(CLASSES) and (d / READER_FILE).is_file():
-            try:
-                self._reader = ort.InferenceSession(str(d / READER_FILE), so, providers=prov)
-                log.info("numeral reader: %s", d / READER_FILE)
-            except Exception as exc:  # onnxruntime's own errors: the dice are read without it
-                log.warning("numeral reader %s not loaded (%s): d10 and d20 are read by the classifier alone",
-                            d / READER_FILE, exc)
+        self._reader = self._close_reader = None
+        if reader and n == len(CLASSES):
+            load = lambda p: ort.InferenceSession(str(p), so, providers=prov)  # noqa: E731
+            self._reader = _optional(load, d / READER_FILE, "numeral reader",
+                                     "d10 and d20 are read by the classifier alone")
+            if self._reader is not None:
+                self._close_reader = _optional(load, d / CLOSE_READER_FILE, "close-up reader",
+                                               "big dice are read by the numeral reader")
         self.score_threshold = score_threshold
         self.die_threshold = die_threshold
         self.face_min = face_min
@@ -403,6 +411,18 @@ class Detector:
             p[unsure] = (p[unsure] + more.sum(0)) / self.views
         return p
 
+    def read_numerals(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """The class probabilities of the dice in `boxes` read from `READER_CROP` crops: by the
+        close-up reader where a die is `CLOSE_SIDE` pixels or more and it is there, else by the
+        numeral reader (which must be there)."""
+        crops = self._crops(image, boxes, READER_CROP)
+        close = _side(boxes) >= CLOSE_SIDE if self._close_reader is not None else np.zeros(len(boxes), bool)
+        out = np.empty((len(boxes), len(self.classes)), np.float32)
+        for which, session in ((~close, self._reader), (close, self._close_reader)):
+            if which.any():
+                out[which] = self._read(crops[which], session)
+        return out
+
     def _reread(self, image: np.ndarray, boxes: np.ndarray, probs: np.ndarray, taught: list) -> None:
         """The numeral reader's second look (read from `READER_CROP` crops), where a crop's
         numerals matter.
@@ -437,7 +457,7 @@ class Detector:
         if not again.any():
             return
         read = np.zeros_like(probs)
-        read[again] = self._read(self._crops(image, boxes[again], READER_CROP), self._reader)
+        read[again] = self.read_numerals(image, boxes[again])
         probs[numbered] = (probs[numbered] + read[numbered]) / 2
         d6 = kinds == 6
         kind_read, of_kind_read = best_readings(read, self.classes)
@@ -530,6 +550,20 @@ def _resized(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     # (models/MODEL.md) at a sixth of the cost.
     interp = cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR
     return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=interp), scale
+
+
+def _optional(load, path: Path, what: str, without: str):
+    """The session `load` makes of the optional model at `path`; None when there is no such
+    file, or (logged: what is read `without` it) when onnxruntime cannot load it."""
+    if not path.is_file():
+        return None
+    try:
+        session = load(path)
+    except Exception as exc:  # onnxruntime's own errors: the dice are read without it
+        log.warning("%s %s not loaded (%s): %s", what, path, exc, without)
+        return None
+    log.info("%s: %s", what, path)
+    return session
 
 
 def _side(boxes: np.ndarray) -> np.ndarray:

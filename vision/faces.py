@@ -52,7 +52,7 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, READER_CROP, best_readings, check_face, class_of
+from vision.detector import CLASSES, FACES, NUMBERED_FACE_MIN, best_readings, check_face, class_of
 
 SIDE = 24  # descriptor patch side (pixels)
 INNER = 0.86  # share of the top face's side the patch covers (the bevel left out)
@@ -425,8 +425,8 @@ class FaceBook:
                 report.matched += 1
                 report.shown.setdefault(sides, set()).add(face)
                 c = class_of(sides, face)
-                numeral = -1 if detector._reader is None else int(
-                    detector._read(detector._crops(image, boxes[k:k + 1], READER_CROP), detector._reader).argmax())
+                numeral = (-1 if detector._reader is None
+                           else int(detector.read_numerals(image, boxes[k:k + 1]).argmax()))
                 (controls if read[k] == c else taught).append((crops[k], c, numeral))
         report.taught = len(taught)
         if len(controls) > MAX_CONTROLS:

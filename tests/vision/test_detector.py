@@ -496,10 +496,53 @@ def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):
     shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.READER_FILE)  # any classifier's file
     assert D.Detector(tmp_path, colours=False)._reader is not None
     assert D.Detector(tmp_path, colours=False, reader=False)._reader is None
-    (tmp_path / D.READER_FILE).write_bytes(b"not a model")  # a broken file: read without it, and say so
+    assert D.Detector(tmp_path, colours=False)._close_reader is None
+    shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.CLOSE_READER_FILE)
+    assert D.Detector(tmp_path, colours=False)._close_reader is not None
+    assert D.Detector(tmp_path, colours=False, reader=False)._close_reader is None
+    (tmp_path / D.CLOSE_READER_FILE).write_bytes(b"not a model")
     with caplog.at_level("WARNING", logger="vision.detector"):
-        assert D.Detector(tmp_path, colours=False)._reader is None
+        det = D.Detector(tmp_path, colours=False)
+    assert det._reader is not None and det._close_reader is None
+    assert "close-up reader" in caplog.text
+    (tmp_path / D.READER_FILE).write_bytes(b"not a model")  # a broken file: read without it, and say so
+    shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.CLOSE_READER_FILE)
+    with caplog.at_level("WARNING", logger="vision.detector"):
+        det = D.Detector(tmp_path, colours=False)
+    assert det._reader is None and det._close_reader is None  # the close-up reader only beside the reader
     assert "numeral reader" in caplog.text
+
+
+def test_the_close_up_reader_reads_the_dice_of_close_side_and_more(monkeypatch):
+    """Of the dice read again, those CLOSE_SIDE pixels or more on their longer side go to the
+    close-up reader, the others to the numeral reader; without a close-up reader all go to
+    the numeral reader."""
+    from vision import detector as D
+
+    img = light_tray(400, 400)
+    small, big = D.CLOSE_SIDE - 1, D.CLOSE_SIDE
+    boxes = np.array([[10, 10, 10 + small, 40], [150, 10, 180, 10 + big], [10, 200, 10 + big, 200 + big]],
+                     np.float32)
+    seven, eight = D.CLASSES.index((20, 7)), D.CLASSES.index((20, 8))
+    probs = np.zeros((3, len(D.CLASSES)), np.float32)
+    probs[:, seven] = 1.0  # three d20 showing 7
+    det = stubbed_detector(monkeypatch, boxes, probs)
+    reader, close, read = object(), object(), []
+
+    def reads(crops, session):
+        read.append((session, len(crops)))
+        out = np.zeros((len(crops), len(D.CLASSES)), np.float32)
+        out[:, seven if session is reader else eight] = 1.0
+        return out
+
+    monkeypatch.setattr(det, "_read", reads)
+    det._reader, det._close_reader = reader, close
+    assert [d.face_probs[eight - 1] for d in det.detect_raw(img)] == [0.0, 0.5, 0.5]
+    assert read == [(reader, 1), (close, 2)]
+    read.clear()
+    det._close_reader = None
+    assert [d.face_probs[eight - 1] for d in det.detect_raw(img)] == [0.0, 0.0, 0.0]
+    assert read == [(reader, 3)]
 
 
 def test_a_small_weak_die_beside_plainly_read_dice_is_a_speck():

@@ -553,13 +553,17 @@ def _resized(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
 
 
 def _optional(load, path: Path, what: str, without: str):
-    """The session `load` makes of the optional model at `path`; None when there is no such
-    file, or (logged: what is read `without` it) when onnxruntime cannot load it."""
+    """The session `load` makes of the optional reader at `path`; None when there is no such
+    file, or (logged: what is read `without` it) when onnxruntime cannot load it or it does
+    not read the `CLASSES`."""
     if not path.is_file():
         return None
     try:
         session = load(path)
-    except Exception as exc:  # onnxruntime's own errors: the dice are read without it
+        n = session.get_outputs()[0].shape[1]
+        if n != len(CLASSES):
+            raise ValueError(f"{n} outputs, not {len(CLASSES)}")
+    except Exception as exc:  # onnxruntime's own errors, or another model: the dice are read without it
         log.warning("%s %s not loaded (%s): %s", what, path, exc, without)
         return None
     log.info("%s: %s", what, path)

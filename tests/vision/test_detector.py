@@ -500,11 +500,13 @@ def test_the_reader_is_used_when_the_models_folder_has_one(tmp_path, caplog):
     shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.CLOSE_READER_FILE)
     assert D.Detector(tmp_path, colours=False)._close_reader is not None
     assert D.Detector(tmp_path, colours=False, reader=False)._close_reader is None
-    (tmp_path / D.CLOSE_READER_FILE).write_bytes(b"not a model")
-    with caplog.at_level("WARNING", logger="vision.detector"):
-        det = D.Detector(tmp_path, colours=False)
-    assert det._reader is not None and det._close_reader is None
-    assert "close-up reader" in caplog.text
+    for wrong in (b"not a model", (D.DEFAULT_MODEL_DIR / D.DETECTOR_FILE).read_bytes()):  # no model, another model
+        (tmp_path / D.CLOSE_READER_FILE).write_bytes(wrong)
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="vision.detector"):
+            det = D.Detector(tmp_path, colours=False)
+        assert det._reader is not None and det._close_reader is None
+        assert "close-up reader" in caplog.text
     (tmp_path / D.READER_FILE).write_bytes(b"not a model")  # a broken file: read without it, and say so
     shutil.copy(D.DEFAULT_MODEL_DIR / D.FLOAT_CLASSIFIER_FILE, tmp_path / D.CLOSE_READER_FILE)
     with caplog.at_level("WARNING", logger="vision.detector"):

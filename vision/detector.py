@@ -276,11 +276,12 @@ class Detector:
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
         prov = ["CPUExecutionProvider"]
-        self._det = ort.InferenceSession(str(d / DETECTOR_FILE), so, providers=prov)
+        load = lambda p: ort.InferenceSession(str(p), so, providers=prov)  # noqa: E731
+        self._det = load(d / DETECTOR_FILE)
         files = {"int8": d / CLASSIFIER_FILE, "float": d / FLOAT_CLASSIFIER_FILE}
         try:
             self.classifier, self._cls = classifiers.choose(
-                classifier, files, lambda p: ort.InferenceSession(str(p), so, providers=prov),
+                classifier, files, load,
                 threads=so.intra_op_num_threads, remember=classifiers.ChoiceFile(choices) if choices else None)
         except FileNotFoundError as exc:  # neither classifier there, or neither loads
             raise ModelMissingError(f"{exc}: {hint}") from None
@@ -292,7 +293,6 @@ class Detector:
         self.classes = CLASSES[:n]
         self._reader = self._close_reader = None
         if reader and n == len(CLASSES):
-            load = lambda p: ort.InferenceSession(str(p), so, providers=prov)  # noqa: E731
             self._reader = _optional(load, d / READER_FILE, "numeral reader",
                                      "d10 and d20 are read by the classifier alone")
             if self._reader is not None:

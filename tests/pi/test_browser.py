@@ -52,11 +52,14 @@ def _hold_down(page, seat: str):
 
 def _watch(page) -> list[str]:
     """What the page does, in order ("sent <part of the path>", "failed <url> (why)",
-    "loaded <url>"): the message when a request goes astray."""
+    "loaded <url>", and "script error: ..." or "crashed" where those happen): the message
+    when a request goes astray."""
     seen: list[str] = []
     page.on("request", lambda r: seen.append(f"sent {r.url.rsplit('/', 2)[-2]}"))
     page.on("requestfailed", lambda r: seen.append(f"failed {r.url} ({r.failure})"))
     page.on("framenavigated", lambda f: seen.append(f"loaded {f.url}"))
+    page.on("pageerror", lambda exc: seen.append(f"script error: {exc}"))
+    page.on("crash", lambda _: seen.append("crashed"))
     return seen
 
 
@@ -189,6 +192,50 @@ def test_a_page_that_must_reload_waits_for_the_holding_finger(served, browser):
     loads = [k for k, what in enumerate(seen) if what.startswith("loaded")]
     assert seen.index("sent release") < loads[-1], seen
     assert pin.state == up  # let go
+    page.close()
+
+
+def test_a_finger_put_down_as_a_reload_is_due_is_waited_for(served, browser):
+    """Aki's declaration from her phone is answered after the page has heard of the lock, so
+    the page must load again; her finger lands on the virtual button between the answer and
+    the reload: the page waits for the finger to lift instead of reloading under it."""
+    appliance, root, clock = served
+    page = browser.new_page(locale="en-US")
+    seen = _watch(page)
+    page.goto(f"{root}/seat/{appliance.table.record.tokens['Aki']}")
+    page.evaluate("window.oldPage = true")
+
+    def answer_after_the_lock_is_shown(route):
+        answer = route.fetch()
+        page.wait_for_function("() => document.getElementById('my-led').dataset.led === 'locked'")
+        # The finger lands just before the page's next task (where its reload would run).
+        page.evaluate("""() => {
+            const later = window.setTimeout;
+            window.setTimeout = function (f, ms) {
+                if (!ms && !window.fingerDown) {
+                    window.fingerDown = true;
+                    document.getElementById('button-Aki').dispatchEvent(
+                        new PointerEvent('pointerdown', {pointerId: 1, bubbles: true, cancelable: true}));
+                }
+                if (ms) { return later.apply(this, arguments); }
+                return later(function () {
+                    f();
+                    sessionStorage.setItem("afterTask", document.body.inert ? "reloading" : "stayed");
+                }, 0);
+            };
+        }""")
+        route.fulfill(response=answer)
+
+    page.route("**/act", answer_after_the_lock_is_shown)
+    page.locator("#form-declare label.value", has_text="2").click()
+    with page.expect_response(lambda r: r.url.endswith("/demo/press/Aki")):
+        page.locator("#send-declare").click()
+    after = page.wait_for_function("() => sessionStorage.getItem('afterTask')").json_value()  # kept by a reload
+    assert after == "stayed", f"reloaded under the finger: {seen}"
+    with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):
+        page.locator("#button-Aki").dispatch_event("pointerup", {"pointerId": 1})
+    page.wait_for_function("() => !window.oldPage && document.readyState !== 'loading'")
+    assert seen.index("sent release") < max(k for k, what in enumerate(seen) if what.startswith("loaded")), seen
     page.close()
 
 

@@ -72,8 +72,11 @@
     }
   }
   function settled() {
-    // after the callers' own handlers, so that their message is the one kept
-    if (reloadWanted && sending === 0 && holding === 0) { setTimeout(reloadNow, 0); }
+    // after the callers' own handlers, so that their message is the one kept; a finger put
+    // down on a seat button in between is waited for (its release settles again)
+    if (reloadWanted && sending === 0 && holding === 0) {
+      setTimeout(function () { if (sending === 0 && holding === 0) { reloadNow(); } }, 0);
+    }
   }
   try {
     var kept = JSON.parse(sessionStorage.getItem(KEPT) || "null");

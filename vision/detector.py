@@ -189,7 +189,9 @@ class Detection:
     """One die read in one image: its box in the image's own pixels, the top face (1-6 on
     a d6, 0-9 on a d10, 1-20 on a d20; 0 with `sure` False when unreadable or cocked), the
     model's confidence, the colour name (None when far from every known colour or not
-    classified) and its number of sides."""
+    classified), its number of sides, and `face_prob`: the classifier's probability of this
+    reading (that it is a die showing this face), whatever the detector's box score (1.0 for
+    a face the table taught; None where not known)."""
 
     box: tuple[float, float, float, float]
     face: int
@@ -197,6 +199,7 @@ class Detection:
     colour: str | None = None
     sides: int = 6
     sure: bool = True
+    face_prob: float | None = None
 
     @property
     def readable(self) -> bool:
@@ -223,7 +226,8 @@ class RawDetection:
     sure: bool = True
 
     def detection(self) -> Detection:
-        return Detection(self.box, self.face, self.confidence, self.colour, self.sides, self.sure)
+        face_prob = self.die_prob * self.face_probs[class_of(self.sides, self.best_face) - 1]
+        return Detection(self.box, self.face, self.confidence, self.colour, self.sides, self.sure, face_prob)
 
 
 class ModelMissingError(FileNotFoundError):

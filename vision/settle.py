@@ -12,7 +12,10 @@ when the table settles back into the reported layout (a hand passing over the di
 
 Cocked dice. A die whose face was not read (`Detection.readable`: leaning on another die
 or on the rim) or with a confidence below `min_confidence` is flagged `cocked=True`, its face kept as read:
-the table asks the players to fix it instead of guessing a face.
+the table asks the players to fix it instead of guessing a face. A d6 whose face the
+classifier reads at `PLAIN_FACE` or more (`Detection.face_prob`) is not flagged for a low
+confidence alone: that is the detector's box score (a die turned 45 degrees fills a
+square box least), not doubt about the face (docs/model-history.md, "2026-11-30, at night").
 
 Identity (rule applied when a roll is reported, against the previous reported roll):
   1. still: a die at the place of a previous die (within the tolerance) with the same
@@ -40,6 +43,8 @@ STATES = ("empty", "moving", "settled")
 STATUSES = ("new", "rethrown", "still")
 
 _FORBIDDEN = 1e9  # cost of a pair that must not be matched
+#: A d6 read with at least this face probability is not cocked for a low confidence alone.
+PLAIN_FACE = 0.9
 
 
 @dataclass(frozen=True)
@@ -203,7 +208,7 @@ class Settler:
                     box=tuple(float(v) for v in detection.box),  # type: ignore[arg-type]
                     confidence=float(detection.confidence),
                     status=status,
-                    cocked=not read or detection.confidence < self.min_confidence,
+                    cocked=not read or (detection.confidence < self.min_confidence and not _plain_d6(detection)),
                     sides=getattr(detection, "sides", 6),
                     sure=read,
                 )
@@ -224,6 +229,12 @@ def _same_die(a, b) -> bool:
     not moved: taking it for a rethrown die would rethrow a die nobody picked up)."""
     return (a.colour == b.colour and getattr(a, "sides", 6) == getattr(b, "sides", 6)
             and (a.face == b.face or not (_readable(a) and _readable(b))))
+
+
+def _plain_d6(detection) -> bool:
+    """A d6 whose face the classifier reads at `PLAIN_FACE` or more: its low confidence is the
+    detector's box score (a die turned 45 degrees in its square box), not a face in doubt."""
+    return getattr(detection, "sides", 6) == 6 and (getattr(detection, "face_prob", None) or 0.0) >= PLAIN_FACE
 
 
 def _readable(detection) -> bool:

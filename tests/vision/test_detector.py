@@ -14,7 +14,7 @@ import pytest
 from vision import evaluate, synth
 from vision.cli import dice_json
 from vision.colours import DEFAULT_PALETTE
-from vision.detector import Detection, Detector, ModelMissingError
+from vision.detector import CLASSES, Detection, Detector, ModelMissingError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "byler"
 #: The dice-scoring tool whose score definition vision.evaluate reproduces; not part of the
@@ -67,6 +67,11 @@ def test_detections_are_well_formed(detector):
         assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480
         assert 0 <= d.face <= 6
         assert 0.0 <= d.confidence <= 1.0
+    # the classifier's probability of each reading, whatever the box score (vision/settle.py)
+    raw = detector.detect_raw(image, everything=False)
+    assert [d.face_prob for d in dets] == pytest.approx(
+        [r.die_prob * r.face_probs[CLASSES.index((r.sides, r.best_face)) - 1] for r in raw])
+    assert all(d.confidence <= d.face_prob <= 1.0 for d in dets if d.sides == 6)
 
 
 @pytest.mark.parametrize("size", [(512, 384), (4032, 3024)])

@@ -187,6 +187,23 @@ def test_one_die_cocked_is_flagged_not_guessed():
     assert roll.faces_by_colour() == {"red": [3]}
 
 
+def test_a_d6_read_plainly_is_not_cocked_for_a_low_box_score_alone():
+    """A d6 turned 45 degrees fills its square box least, so the detector scores it low
+    while the classifier reads its face plainly: it is not flagged for that alone. A face
+    read less plainly, an unknown face probability, or a d20 is still flagged."""
+    settler = Settler(min_confidence=0.6)
+    low = 0.57
+    frame = [
+        Detection((100, 100, 150, 150), 1, low, "red", face_prob=0.97),  # plain face
+        Detection((300, 100, 350, 150), 1, low, "red", face_prob=0.85),  # face in doubt
+        Detection((100, 300, 150, 350), 2, low, "red"),  # face probability not known
+        Detection((300, 300, 350, 350), 17, low, "red", sides=20, face_prob=0.97),  # not a d6
+    ]
+    (roll,) = rolls(feed(settler, [frame] * 3))
+    dice = by_place(roll)
+    assert [dice[p].cocked for p in ((100, 100), (300, 100), (100, 300), (300, 300))] == [False, True, True, True]
+
+
 def test_a_second_group_of_dice_is_new():
     settler = Settler()
     (first,) = rolls(feed(settler, [THREE] * 3))

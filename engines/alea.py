@@ -258,6 +258,11 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
 
 def _check_phase(state: State, kind: str) -> None:
     """IllegalEvent unless the table waits for a ``kind`` event now."""
+    if kind == "card" and state.deck_mode == "dealt":
+        raise IllegalEvent("saw a card event, but this game deals its trap cards itself (deck: dealt); "
+                           "card events are for a table that turns over its printed deck (deck: physical)",
+                           "card イベントが来ましたが、このゲームは罠カードを自分で配ります（deck: dealt）。"
+                           "card イベントは印刷された山札をめくる卓（deck: physical）のものです")
     if kind != {"card": "card", "declare": "declare"}.get(state.phase, "throw"):
         raise IllegalEvent.of(joined(text(f"saw a {kind} event, but ", f"{kind} イベントが来ましたが、"), _waiting_for(state)))
 

@@ -99,15 +99,22 @@ def _bounded_list(raw: Any, what: str, example: str, meaning: str, meaning_ja: s
 
 
 def _take_d6(hand: Hand, faces: list[int], name: str, what: str) -> list[int]:
-    """``hand.d6`` less one die per face in ``faces``; IllegalEvent for a die not shown."""
+    """``hand.d6`` less one die per face in ``faces``; IllegalEvent for a die not shown
+    (a face named twice is two such dice)."""
     left = list(hand.d6)
     for f in faces:
         if f not in left:
-            shown = " ".join(map(str, hand.d6))
-            raise IllegalEvent(f"{what} names a {EN['d6']} showing {short(f)}, but {name}'s {EN['d6']} show "
-                               f"{shown or 'nothing'} (a face twice: two such dice)",
-                               f"{what} に出目 {short(f)} の{JA['d6']}がありますが、{name}の{JA['d6']}の出目は"
-                               f"{shown or 'ありません'}（同じ目を2回書くと2個です）")
+            shown = " ".join(map(str, hand.d6)) or "nothing"
+            shown_ja = " ".join(map(str, hand.d6)) or "ありません"
+            held = hand.d6.count(f)
+            if not held:
+                raise IllegalEvent(f"{what} names a {EN['d6']} showing {short(f)}, but {name}'s {EN['d6']} show {shown}",
+                                   f"{what} に出目 {short(f)} の{JA['d6']}がありますが、{name}の{JA['d6']}の出目は{shown_ja}")
+            named = faces.count(f)
+            raise IllegalEvent(f"{what} names {named} {EN['d6']} showing {short(f)}, but {name} has {held} "
+                               f"(a face twice is two such dice; {name}'s {EN['d6']} show {shown})",
+                               f"{what} に出目 {short(f)} の{JA['d6']}が{named}個ありますが、{name}のは{held}個です"
+                               f"（同じ目を2回書くと2個です。{name}の{JA['d6']}の出目は{shown_ja}）")
         left.remove(f)
     return left
 

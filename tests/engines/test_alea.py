@@ -116,9 +116,15 @@ def test_physical_deck_waits_for_the_host_to_name_each_card():
 
 
 def test_dealt_deck_refuses_card_events():
+    """A card event at a table whose cards the game deals says so; at a physical-deck table
+    between cards it says what the table waits for."""
     state = game()
+    err = refused(state, {"type": "card", "card": "X1"})
+    assert "deals its trap cards itself (deck: dealt)" in err.en and "deck: dealt" in err.ja
+    physical = alea.setup(SEATS[:3], {"deck": "physical"}, seed=0)
+    physical = alea.apply(physical, {"type": "card", "card": due(physical)["cards"][0]})
     with pytest.raises(IllegalEvent, match=r"saw a card event, but the table is waiting for declare: Declare in secret how many dice you will throw \(0-5\)"):
-        alea.apply(state, {"type": "card", "card": "X1"})
+        alea.apply(physical, {"type": "card", "card": "X1"})
 
 
 def test_setup_refuses_bad_seats_and_options():

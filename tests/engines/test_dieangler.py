@@ -294,7 +294,7 @@ def test_rethrow_refusals():
     refused(state, dict(ok, by="d6"), "re-approach die")
     refused(state, dict(ok, picked=[]), "picked is empty")
     refused(state, dict(ok, picked=[6, "d20"]), "showing 6")
-    refused(state, dict(ok, picked=[4, 4]), "showing 4")
+    refused(state, dict(ok, picked=[4, 4]), "names 2 d6 showing 4, but Aki has 1")  # a face twice: two dice
     refused(state, dict(ok, picked=[4, "d10"]), "never rethrows itself")
     refused(state, dict(ok, dice=[["red", 6]]), "must match")
     refused(state, dict(ok, dice=[["red", 6], ["blue", 17, 20]]), "must match")

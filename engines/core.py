@@ -110,8 +110,9 @@ class Die:
         return {"colour": self.colour, "face": self.face, "sides": self.sides}
 
 
-#: Seat and dice colours a script or config may name, with their Japanese names. The "*"
-#: of an input's dice ("any colour") is not a colour, so no seat can be called that.
+#: Japanese names of the colours the host page offers a seat (and the camera's palette
+#: names). A script may name any other colour: colours are names chosen per table
+#: (RULES.md); one without a Japanese name is shown as written.
 COLOURS: dict[str, str] = {
     "red": "赤", "orange": "オレンジ", "yellow": "黄", "green": "緑", "blue": "青",
     "purple": "紫", "pink": "ピンク", "white": "白", "black": "黒", "clear": "透明",
@@ -131,12 +132,17 @@ def colour_ja(colour: str) -> str:
 
 
 def check_colour(colour: Any, label: str, label_ja: str, error: type[EngineError] = None) -> str:
-    """``colour`` if it is one of ``COLOURS``; ``error`` (IllegalEvent) naming ``label`` otherwise."""
+    """``colour`` if it is a colour name (1 to ``MAX_NAME`` printable characters, not the
+    "*" that means "any colour" in what a game waits for); ``error`` (IllegalEvent) naming
+    ``label`` otherwise."""
     error = error or IllegalEvent
-    if not isinstance(colour, str) or colour not in COLOURS:
+    if (not isinstance(colour, str) or not colour.strip() or colour == "*" or len(colour) > MAX_NAME
+            or not colour.isprintable()):
         shown = short(colour)
-        raise error(f"{label} has the colour {shown}; a colour is one of {', '.join(COLOURS)}",
-                    f"{label_ja}の色 {shown} は使えません。使える色: {', '.join(COLOURS)}")
+        raise error(f"{label} has the colour {shown}; a colour is a name of 1 to {MAX_NAME} printable characters, "
+                    f"like {', '.join(list(COLOURS)[:4])} (\"*\" means any colour, so no seat has it)",
+                    f"{label_ja}の色 {shown} は使えません。色は1〜{MAX_NAME}文字の名前です（例: {', '.join(list(COLOURS)[:4])}。"
+                    f"\"*\" は「どの色でもよい」の意味なので席の色にはなりません）")
     return colour
 
 
@@ -171,8 +177,8 @@ def whole(value: Any, lo: int, hi: int) -> bool:
 def seats_from(seats: Iterable[Seat | Mapping[str, Any]], min_seats: int, max_seats: int) -> tuple[Seat, ...]:
     """Seats from ``Seat`` values or ``{"name", "colour"}`` dicts, checked.
 
-    Names are non-empty strings of at most ``MAX_NAME`` characters, colours come from
-    ``COLOURS``; each is unique at the table.
+    Names are non-empty strings of at most ``MAX_NAME`` characters, colours are names
+    (``check_colour``); each is unique at the table.
     """
     if not isinstance(seats, (list, tuple)):
         raise DataError(f"the seats must be a list of {{\"name\": ..., \"colour\": ...}}, saw {short(seats)}",

@@ -556,3 +556,15 @@ def test_the_end_of_the_game_is_said_in_both_languages():
     state = throw(declare(state, Aki=0, Ben=0, Cy=0, Dee=1), dice("Dee", 3))
     exc = refused(state, {"type": "declare", "seat": "Aki", "value": 1})
     assert exc.ja == "ゲームは終わりました（Deeの勝利）。これ以上イベントは受け付けません"
+
+
+def test_seat_colours_are_the_tables_own_names():
+    """Colours are names chosen per table (RULES.md): a seat's dice may be "amber" or
+    "smoky quartz", and a throw is checked against those names like any other."""
+    seats = [{"name": "Aki", "colour": "amber"}, {"name": "Ben", "colour": "smoky quartz"}, {"name": "Cy", "colour": "red"}]
+    state = alea.setup(seats, {"cards": [{"id": "X1", "name": "Test", "players": [3], "condition": NEVER}]}, seed=1)
+    state = declare(state, Aki=2, Ben=1, Cy=0)
+    err = refused(state, {"type": "throw", "dice": [{"colour": "red", "face": 3}]})
+    assert "smoky quartz" in err.en
+    state = throw(state, [{"colour": "smoky quartz", "face": 3}])
+    assert [d["colour"] for d in alea.view(state)["table"]] == ["smoky quartz"]

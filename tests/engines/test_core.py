@@ -87,6 +87,12 @@ def test_seats_from_accepts_dicts_and_seats_and_checks_them():
         seats_from([Seat("Aki", "red"), Seat("Aki", "blue")], 2, 5)
     with pytest.raises(SetupError, match="has the colour None"):
         seats_from([{"name": "Aki"}], 1, 5)
+    # colours are names chosen per table (RULES.md), not only those the host page offers
+    assert seats_from([{"name": "Aki", "colour": "amber"}, {"name": "Ben", "colour": "smoky quartz"}], 2, 5) == (
+        Seat("Aki", "amber"), Seat("Ben", "smoky quartz"))
+    for bad in ("", " ", "a\nb", "x" * 41, 3):
+        with pytest.raises(SetupError, match="a colour is a name of 1 to 40 printable characters"):
+            seats_from([{"name": "Aki", "colour": bad}], 1, 5)
     # the "any colour" wildcard of an input's dice is no seat colour
     with pytest.raises(SetupError, match="has the colour '\\*'") as refused:
         seats_from([{"name": "Aki", "colour": "*"}], 1, 5)

@@ -323,10 +323,11 @@ def _show_card(state: State) -> State:
     card = _card(state)
     last_en = " (last round: points count double)" if state.last_round else ""
     last_ja = "（最終ラウンド: 得点2倍）" if state.last_round else ""
+    said = words(card.tree)  # the condition as the board says it, in each language
     return say(
         state,
-        f"Round {state.round}{last_en}: trap card {card.id} ({card.name}): {card.condition}",
-        f"ラウンド{state.round}{last_ja}: トラップ {card.id}（{card.name_ja}）: {card.condition}",
+        f"Round {state.round}{last_en}: trap card {card.id} ({card.name}): {said['en']}",
+        f"ラウンド{state.round}{last_ja}: トラップ {card.id}（{card.name_ja}）: {said['ja']}",
     )
 
 

@@ -167,9 +167,19 @@ def _end_options(state: State, laid: list[tuple[str, int, int | None]]) -> list[
     """What a tape end may join: nothing, a nest, any square ``laid`` (``squares``)."""
     out = [option(None, f"nothing (a {EN['loose_end']})", f"なし（{JA['loose_end']}）")]
     for n in nest_names(state):
-        colour, _, k = n.rpartition("-")
-        out.append(option(n, f"{EN['nest']} {n}", f"{JA['nest']} {colour_ja(colour)}{k}"))
+        out.append(option(n, f"{EN['nest']} {n}", f"{JA['nest']} {_end_ja(state, n)}"))
     return out + [_square_option(name, face) for name, face, _ in laid]
+
+
+def _end_ja(state: State, end: str | None) -> str:
+    """A tape end in Japanese: a nest by its colour's Japanese name ("緑2" for green-2, as
+    the board labels it), a square by its id, nothing as なし."""
+    if end is None:
+        return "なし"
+    if end in nest_names(state):
+        colour, _, k = end.rpartition("-")
+        return f"{colour_ja(colour)}{k}"
+    return end
 
 
 def _bonus_field(state: State, held: Sequence[int], empty: list[tuple[str, int]]) -> list[dict[str, Any]]:
@@ -471,7 +481,7 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
     ends = f"{start or 'nothing'} to {end or 'nothing'}"
     extra = (f", {EN['bonus']} {EN['worker']} on {bonus}", f"、{JA['bonus']}で{bonus}") if bonus is not None else ("", "")
     state = say(state, f"{name} built {EN['tape']} {t + 1} ({_faces_text(faces)}) from {ends}{extra[0]}",
-                f"{name}が{JA['tape']}{t + 1}（{_faces_ja(faces)}）を敷いた: {start or 'なし'}〜{end or 'なし'}{extra[1]}")
+                f"{name}が{JA['tape']}{t + 1}（{_faces_ja(faces)}）を敷いた: {_end_ja(state, start)}〜{_end_ja(state, end)}{extra[1]}")
     return _advance(_check_completion(state))
 
 

@@ -237,7 +237,7 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
         complete=_set(state.complete, i, False),
         fuji=_set(state.fuji, i, False),
     )
-    return say(state, f"{name} threw {dice_text(dice)}", f"{name}が{dice_text(dice)}を振った")
+    return say(state, f"{name} threw {dice_text(dice)}", f"{name}が{dice_text(dice, ja=True)}を振った")
 
 
 def _build(state: State, event: Mapping[str, Any]) -> State:
@@ -261,7 +261,7 @@ def _build(state: State, event: Mapping[str, Any]) -> State:
                 f"{name}'s {EN['pyramid']} has {n} {colour} {face}, but {name} threw {had or 'no'} {colour} {face}: "
                 f"each thrown die goes in once (the {EN['throw']}: {dice_text(throw)})",  # type: ignore[arg-type]
                 f"{name}の{JA['pyramid']}に{colour_ja(colour)}の{face}が{n}個ありますが、振ったのは{had}個です。"
-                f"振ったダイスはそれぞれ1回だけ置けます（{JA['throw']}: {dice_text(throw)}）",  # type: ignore[arg-type]
+                f"振ったダイスはそれぞれ1回だけ置けます（{JA['throw']}: {dice_text(throw, ja=True)}）",  # type: ignore[arg-type]
             )
     problems = check_layout(rows)
     if problems:
@@ -505,8 +505,10 @@ MOVES = {
 
 
 def _pyramid_view(state: State, i: int) -> dict[str, Any]:
-    throw = state.throws[i]
-    rows = state.pyramids[i]
+    # A seat that has not thrown this round shows no throw and no pyramid (the last
+    # round's are over: its points are in ``total``).
+    throw = state.throws[i] if state.stage[i] != TO_THROW else None
+    rows = state.pyramids[i] if throw is not None else None
     out: dict[str, Any] = {
         "thrown": state.stage[i] != TO_THROW,
         "built": state.stage[i] == BUILT,

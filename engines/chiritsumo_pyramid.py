@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engines.core import Die, IllegalEvent, die_from, load_glossary, short
+from engines.core import Die, IllegalEvent, colour_ja, die_from, load_glossary, short
 
 __all__ = [
     "GLOSSARY",
@@ -197,9 +197,10 @@ def layout_dice(rows: Sequence[Sequence[Die | None]]) -> list[Die]:
     return [d for row in rows for d in row if d is not None]
 
 
-def dice_text(dice: Sequence[Die]) -> str:
-    """Dice as short words, ``C4 Y5 R5`` (the colour's initial and the face)."""
-    return " ".join(f"{d.colour[0].upper()}{d.face}" for d in dice) or "-"
+def dice_text(dice: Sequence[Die], ja: bool = False) -> str:
+    """Dice as short words, ``C4 Y5 R5`` (the colour's initial and the face); in Japanese
+    the first character of the colour's name, ``透4 黄5 赤5``."""
+    return " ".join(f"{colour_ja(d.colour)[0] if ja else d.colour[0].upper()}{d.face}" for d in dice) or "-"
 
 
 def _problem(rule: str, places: list[tuple[int, int]], en: str, ja: str) -> dict[str, Any]:

@@ -96,6 +96,7 @@ from engines.dieangler_words import (
     JA,
     SIDES,
     and_en,
+    and_ja,
     choice_text,
     dice_counts,
     die_names,
@@ -301,9 +302,9 @@ def _reveal(state: State) -> State:
     if not groups:
         state = say(state, "Nobody chose a die", f"誰も{JA['dice']}を選ばなかった")
         return _end_round(state, None)
-    # The table's own words, kept as they were (an English "and" in both languages).
     order = " / ".join(and_en([names[i] for i in g]) for g in groups)
-    state = say(replace(state, groups=groups, group=0), f"{EN['order'].capitalize()}: {order}", f"{JA['order']}: {order}")
+    order_ja = " / ".join(and_ja([names[i] for i in g]) for g in groups)
+    state = say(replace(state, groups=groups, group=0), f"{EN['order'].capitalize()}: {order}", f"{JA['order']}: {order_ja}")
     return _start_group(state)
 
 

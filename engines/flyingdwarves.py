@@ -58,7 +58,7 @@ from engines.core import (
     rng_shuffle, say, seat_index, seats_from, short, text, waiting_for, whole,
 )
 from engines.flyingdwarves_data import (
-    GLOSSARY, HANDICAPS, board_from, en, handicap_name, item_name, items_from, ja, load_data, space_name,
+    GLOSSARY, HANDICAPS, board_from, count_en, en, handicap_name, item_name, items_from, ja, load_data, space_name,
 )
 from engines.flyingdwarves_state import (
     SUPPLY, State, cap, draw_due, lots_with_room, names, set_at, swap_candidates, task_seat, top_card, top_card_for,
@@ -127,7 +127,7 @@ def _pop(state: State) -> State:
 def _add_items(state: State, i: int, cards: Sequence[str]) -> State:
     name = names(state)[i]
     state = replace(state, items=set_at(state.items, i, state.items[i] + tuple(cards)))
-    return say(state, f"{name} draws {len(cards)} {en('item_card')}(s).",
+    return say(state, f"{name} draws {count_en(len(cards), en('item_card'))}.",
                f"{name}は{ja('item_card')}を{len(cards)}枚引きます。")
 
 
@@ -348,7 +348,7 @@ def _draw(state: State, event: Mapping[str, Any]) -> State:
     cards = event["cards"]
     n = draw_due(state, state.tasks[0][2])
     if not isinstance(cards, list) or len(cards) != n or not all(isinstance(c, str) for c in cards):
-        raise IllegalEvent(f"draw exactly {n} {en('item_card')}(s), named like \"+1\" or \"copy\"; saw {short(cards)}",
+        raise IllegalEvent(f"draw exactly {count_en(n, en('item_card'))}, named like \"+1\" or \"copy\"; saw {short(cards)}",
                            f"{ja('item_card')}をちょうど{n}枚、\"+1\" や \"copy\" のように書いてください（{short(cards)}）")
     got, deck = Counter(cards), Counter(state.deck)
     used = state.used
@@ -539,7 +539,7 @@ def _discard(state: State, event: Mapping[str, Any]) -> State:
         state = replace(state, hands=set_at(state.hands, i, tuple(h)),
                         points=set_at(state.points, i, state.points[i] + card),
                         discards=set_at(state.discards, i, tuple(sorted(state.discards[i] + (card,)))))
-        state = say(state, f"{name} discards {card} for {card} point(s).", f"{name}は{card}を捨てて{card}点。")
+        state = say(state, f"{name} discards {card} for {count_en(card, 'point')}.", f"{name}は{card}を捨てて{card}点。")
     return _advance(_pop(state))
 
 

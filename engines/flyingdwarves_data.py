@@ -32,6 +32,11 @@ def ja(key: str) -> str:
     return GLOSSARY[key]["ja"]
 
 
+def count_en(n: int, word: str) -> str:
+    """``n`` and an English noun, plural unless one: "1 space", "3 item cards"."""
+    return f"{n} {word}" if abs(n) == 1 else f"{n} {word}s"
+
+
 def _where_ja(where: str) -> str:
     return where.replace("option ", "オプション ")
 

@@ -3,7 +3,7 @@ wasteland or a lot; cubes placed on lots; the goal; the scoring at the end."""
 from __future__ import annotations
 
 from engines.core import replace, say
-from engines.flyingdwarves_data import en, ja
+from engines.flyingdwarves_data import count_en, en, ja
 from engines.flyingdwarves_state import State, names, set_at
 
 GOAL_BONUS = (6, 3)
@@ -18,7 +18,7 @@ def land(state: State, i: int, k: int) -> tuple[State, list[tuple]]:
         return state, [("discard", i)]
     if kind == "mine":
         state = replace(state, points=set_at(state.points, i, state.points[i] + value))
-        return say(state, f"{name} {en('mine')}s {value} point(s).", f"{name}は{value}点を採掘。"), []
+        return say(state, f"{name} {en('mine')}s {count_en(value, 'point')}.", f"{name}は{value}点を採掘。"), []
     if kind == "treasure":
         return state, [("draw", i, value)]
     if kind == "wasteland":
@@ -103,7 +103,8 @@ def game_over(state: State) -> State:
     for i, (pen, maj) in enumerate(parts):
         state = say(state, f"{seats[i]}: {en('distance_penalty')} -{pen}, {en('majority')} +{maj}, total {totals[i]}.",
                     f"{seats[i]}: {ja('distance_penalty')} -{pen}、{ja('majority')} +{maj}、合計{totals[i]}点。")
-    return say(state, f"The game is over; {', '.join(seats[i] for i in winners)} win(s).",
+    return say(state, f"The game is over; {', '.join(seats[i] for i in winners)} "
+               f"{'wins' if len(winners) == 1 else 'share the win'}.",
                f"ゲーム終了。勝者: {'・'.join(seats[i] for i in winners)}。")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import an_input, field, log_lines, option, public, seat_view, text
-from engines.flyingdwarves_data import en, handicap_name, item_name, ja
+from engines.flyingdwarves_data import count_en, en, handicap_name, item_name, ja
 from engines.flyingdwarves_state import (
     State, cap, draw_due, lots_with_room, names, swap_candidates, task_seat, top_card,
 )
@@ -40,7 +40,7 @@ def _draw(state: State) -> list[dict[str, Any]]:
     name = names(state)[task_seat(state)]
     n = draw_due(state, state.tasks[0][2])
     pool = sorted(set(state.deck) | (set(state.used) if n > len(state.deck) else set()))
-    return [an_input("draw", [name], text(f"{name}: draw {n} {en('item_card')}(s) and name them.",
+    return [an_input("draw", [name], text(f"{name}: draw {count_en(n, en('item_card'))} and name them.",
                                           f"{name}: {ja('item_card')}を{n}枚引いて入力してください。"),
                      [field("cards", "multi", "Cards drawn", "引いたカード", min=n, max=n, repeat=True,
                             options=[option(c, *item_name(c)) for c in pool])])]
@@ -67,13 +67,15 @@ def _before_move(state: State) -> list[dict[str, Any]]:
     """Before a move: any seat holding an item card may open the exchange; the mover moves."""
     seats, m = names(state), state.mover
     inputs = [] if state.ex_done else [
-        _item(state, i, text(f"{seats[i]}: you may use an {en('item_card')} on {seats[m]}'s {en('move')}.",
-                             f"{seats[i]}: {seats[m]}の{ja('move')}に{ja('item_card')}を使えます。"))
+        _item(state, i, text(f"{seats[i]}: you may use an {en('item_card')} on {seats[m]}'s {en('move')}; "
+                             f"without one, {seats[m]} just moves.",
+                             f"{seats[i]}: {seats[m]}の{ja('move')}に{ja('item_card')}を使えます。"
+                             f"使わなければ{seats[m]}がそのまま進みます。"))
         for i in range(len(seats)) if state.items[i]]
     mod_en = f", {state.modifier:+d} by {en('item')}." if state.modifier else "."
     mod_ja = f"（{ja('item')} {state.modifier:+d}）。" if state.modifier else "。"
     inputs.append(an_input("move", [seats[m]], text(
-        f"{seats[m]}: {en('move')} your {en('disc')} {state.played[m]} {en('space')}(s){mod_en}",
+        f"{seats[m]}: {en('move')} your {en('disc')} {count_en(state.played[m], en('space'))}{mod_en}",
         f"{seats[m]}: {ja('disc')}を{state.played[m]}{ja('space')}進めてください{mod_ja}")))
     return inputs
 

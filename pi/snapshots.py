@@ -49,6 +49,7 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
             "last_throw": throws.shown.as_dict() if throws.shown is not None else None,
             "prompt": throws.prompt,
             "demo_pending": table.demo.pending,
+            "throw_due": bool(inputs.throw_inputs(expects)),  # the demo's throw control is shown
             "claimable": throws.claimable(expects, seat),
             "to_type": [{"colour": c, "sides": sd} for c, sd in to_type],
             "warning": table.warning,

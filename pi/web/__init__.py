@@ -224,10 +224,16 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
 
 
 def _pad_colours(app: Flask) -> list[str]:
-    """The colours a dice pad offers for a die of any colour: the seats' own."""
+    """The colours a dice pad offers for a die of any colour: the game's own dice colours
+    where its seats' colours say nothing of whose dice (Chiritsumo's clear, yellow, red and
+    blue: the engine's ``COLOURS``), else the seats' own."""
     table = app.extensions.get("table")
-    colours = list(dict.fromkeys(table.seat_colours().values())) if table is not None and table.record else []
-    return colours or ["white"]
+    if table is None or not table.record:
+        return ["white"]
+    game = table.record.game
+    if "seat_colours" not in game_uses(game) and getattr(engine_of(game), "COLOURS", None):
+        return list(engine_of(game).COLOURS)
+    return list(dict.fromkeys(table.seat_colours().values())) or ["white"]
 
 
 def csrf_token() -> str:

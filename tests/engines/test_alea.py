@@ -568,3 +568,12 @@ def test_seat_colours_are_the_tables_own_names():
     assert "smoky quartz" in err.en
     state = throw(state, [{"colour": "smoky quartz", "face": 3}])
     assert [d["colour"] for d in alea.view(state)["table"]] == ["smoky quartz"]
+
+
+def test_the_log_names_the_trap_condition_in_words_of_each_language():
+    """The round's first log line says the trap condition as the board does, not in the
+    card notation ("4 4 4 or total >= 60" is English on a Japanese page)."""
+    state = game(condition="4 4 4 or total >= 60")
+    line = alea.view(state)["log"][-1]
+    assert line["en"].endswith(": at least three 4s, or a total of 60 or more")
+    assert line["ja"].endswith(": 少なくとも4が3個、または出目の合計が60以上") and "or" not in line["ja"]

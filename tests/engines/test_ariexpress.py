@@ -984,3 +984,6 @@ def test_a_tape_names_both_ends_even_when_loose():
         ae.apply(state, event)
     built = ae.apply(state, {**event, "tape": {"faces": [1, 2], "from": "red-1", "to": None}})
     assert built.tapes[0] == ((1, 2), "red-1", None)
+    # The log names a nest as the board labels it in each language.
+    line = ae.view(built)["log"][-1]
+    assert line["en"].endswith("from red-1 to nothing") and line["ja"].endswith(": 赤1〜なし")

@@ -379,6 +379,19 @@ def test_scores_are_added_after_the_last_build_when_nobody_completes():
     assert view["phase"] == "play" and view["round"] == 2
 
 
+def test_a_seat_that_has_not_thrown_this_round_shows_no_throw_pyramid_or_hint():
+    """Last round's throw and pyramid are over once the next round starts (its points are in
+    the total): the pages must not show them as this round's."""
+    state = round_of(garden(), {"Aki": M2W, "Ben": EMPTY, "Cy": MOUNT})
+    state = throw(state, "Aki")
+    view = chiri.view(state)
+    assert view["round"] == 2
+    aki, ben = view["pyramids"]["Aki"], view["pyramids"]["Ben"]
+    assert aki["thrown"] and aki["throw"] is not None and aki["best"] is None  # the best only once built
+    assert not ben["thrown"] and (ben["throw"], ben["rows"], ben["best"]) == (None, None, None)
+    assert ben["total"] == 0 and aki["total"] == 5
+
+
 def test_throws_and_builds_in_any_order_scored_after_the_last_build():
     state = garden()
     state = throw(state, "Cy")
@@ -999,3 +1012,12 @@ def test_the_best_command_refuses_bad_dice_with_exit_2(words, message, capsys):
 def test_the_best_command_reads_faces_in_ascii_digits_only(word, capsys):
     status, text = run_command([word])
     assert status == 2 and text == "" and "a face is 1 to 6" in capsys.readouterr().err
+
+
+def test_a_throw_is_logged_with_each_languages_colour_names():
+    """The log's short dice words: the colour's initial in English, the first character of
+    its Japanese name in Japanese (no English letters on a Japanese page)."""
+    state = throw(garden(), "Aki")
+    line = chiri.view(state)["log"][-1]
+    assert line["en"].startswith("Aki threw C") and " Y" in line["en"]
+    assert line["ja"].startswith("Akiが透") and "黄" in line["ja"] and not any(c in line["ja"] for c in "CYRB")

@@ -529,3 +529,12 @@ def test_a_turn_with_nothing_to_act_on_ends_at_the_throw():
     state = choose(go(state, {"type": "fish", "fish": "P2"}), Aki=0, Ben=(2, []), Chika=0)
     state = go(state, {"type": "throw", "dice": [["blue", 1], ["blue", 1]]})  # plain d6: no turn to end
     assert state.phase == "fish" and da.view(state)["carried"] == ["P1", "P2"]
+
+
+def test_the_fishing_order_is_said_in_each_languages_words():
+    """Seats in one group are joined by "and" in English and by "・" in Japanese (no English
+    word on a Japanese page)."""
+    state = choose(new(), Aki=2, Ben=2, Chika=1)
+    line = next(l for l in da.view(state)["log"] if l["en"].startswith("Fishing order"))
+    assert line["en"] == "Fishing order: Chika / Aki and Ben"
+    assert line["ja"] == "釣る順番: Chika / Aki・Ben"

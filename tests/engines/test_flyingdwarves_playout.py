@@ -100,6 +100,8 @@ def _check(before, ev, state):
                     assert state.p[j] % L != k
         assert state.p[i] >= before.p[i]
     _check_exchange(before, ev, state)
+    # counts are said in words a player reads ("1 space", "2 item cards"), never "space(s)"
+    assert not any("(s)" in inp["prompt"]["en"] for inp in fd.expects(state)["inputs"])
     # points change only with the events that move them
     if ev["type"] in ("propel", "item", "pass", "swap", "develop", "start_cube", "draw", "invest"):
         if state.phase != "over":
@@ -149,6 +151,7 @@ def test_playouts():
         out = play(fd, _seats(n), _options(seed), seed, value=_value, illegal=_illegal, check=_check,
                    weight=_weight, check_replay=seed % 50 == 0)
         assert out.state.phase == "over" and out.state.winners
+        assert not any("(s)" in line["en"] for line in fd.view(out.state)["log"])
         _bilingual(out.refusals)
         ended[n] += 1
         refused.update(event.get("type") if isinstance(event, dict) else "?" for event, _ in out.refusals)

@@ -355,7 +355,8 @@ def test_the_animation_thread_blinks_the_led():
 def test_grammar_text_in_both_languages():
     assert set(GRAMMAR) == {"en", "ja"}
     assert "lock" in GRAMMAR["en"] and "0" in GRAMMAR["en"]
-    assert "確定" in GRAMMAR["ja"]
+    # the pages' word for it: "ロック" (lock), as on the seat page's button, never "確定"
+    assert "ロック" in GRAMMAR["ja"] and "確定" not in GRAMMAR["ja"]
     assert "2 s" in grammar_text("en", hold_time=2.0, clear_time=4.0)
     for text in GRAMMAR.values():  # one rule per line, for the pages
         assert len(text.splitlines()) == 6

@@ -286,12 +286,19 @@ def test_a_refused_button_says_why(served, browser):
     from playwright.sync_api import expect
 
     appliance, root, clock = served
+    for seat, value in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
+        assert declare(appliance.table, seat, value)["ok"]
     page = browser.new_page(locale="en-US")
+    # A phone whose page has not heard of the last change (its live updates are held up)
+    # still shows the throw control when another phone has made the throw.
+    page.route(re.compile(r"/(events|api/live)$"), lambda route: route.abort())
     page.goto(root + "/")
-    page.locator("#demo-throw").click()  # nobody has to throw while declarations are open
+    expect(page.locator("#due-text")).to_have_text("Aki to throw 1 red die.")
+    assert appliance.table.demo.throw()["ok"]  # made elsewhere: the next round's declarations are open
+    page.locator("#demo-throw").click()
     # where the eye is: in the toast at the thumb, and beside the button that was tapped
     expect(page.locator("#toast")).to_have_text("Nobody has to throw right now.")
-    expect(page.locator("#virtual-buttons .form-error")).to_have_text("Nobody has to throw right now.")
+    expect(page.locator("#live .demo-hand .form-error")).to_have_text("Nobody has to throw right now.")
     page.close()
 
 

@@ -93,3 +93,55 @@ def test_a_refused_pyramid_is_drawn_on_the_seats_page_with_the_offending_dice(ta
     assert 'id="refused-layout"' in mine and mine.count("die yellow bad") == 2
     assert 'id="refused-layout"' not in client.get("/").get_data(as_text=True)
     assert 'id="refused-layout"' not in client.get(f"/seat/{table.record.tokens['Ben']}").get_data(as_text=True)
+
+
+def test_the_die_anglers_throws_table_shows_the_fish_ups_throws_only(table, config):
+    """Once a fish is judged the next one is turned over at once: its page must not show the
+    last fish's throws (with their ✓ against the last target) under the new fish."""
+    seats = [{"name": n, "colour": c} for n, c in zip(NAMES[:3], COLOURS[:3])]
+    assert table.start_game("dieangler", seats, {}, seed=5)["ok"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(400):
+        view = table.engine.view(table.state, None)
+        page = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        if view["throws"]:
+            fishing = bool(view["order"])  # revealed: the fish up is being fished
+            assert ('id="throws"' in page) == fishing, view["phase"]
+            seen.add(fishing)
+        if seen == {True, False} or not table.expects_now()["inputs"] or not random_step(table, rng):
+            break
+    assert seen == {True, False}, "the random game never judged a fish and turned over the next"
+
+
+def test_the_hosts_dice_pad_offers_the_games_dice_colours(table, config):
+    """Chiritsumo's dice are clear, yellow, red and blue whatever the seats' colours: the
+    host's correction pad offers those; a game whose seat colours are whose dice offers the
+    seats' colours."""
+    import html
+    import json
+    import re
+
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    client.get("/")
+    with client.session_transaction() as session:
+        client.environ_base["HTTP_X_CSRF_TOKEN"] = session["csrf"]
+    client.post("/host/login", data={"pin": config.host_pin})
+
+    def pad_colours() -> list[str]:
+        page = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        spec = re.search(r'data-pad="dice" data-spec="([^"]*)"', page).group(1)
+        return json.loads(html.unescape(spec))["colours"]
+
+    seats = [{"name": n, "colour": c} for n, c in zip(NAMES[:3], COLOURS[:3])]
+    assert table.start_game("chiritsumo", seats, {}, seed=1)["ok"]
+    throw = [["clear", 1], ["yellow", 1], ["yellow", 4], ["yellow", 4], ["red", 2], ["red", 3], ["red", 3],
+             ["blue", 3], ["blue", 5], ["blue", 6]]
+    assert table.act(None, "throw", {"seat": "Aki", "dice": throw})["ok"]
+    assert pad_colours() == ["clear", "yellow", "red", "blue"]
+    assert table.start_game("alea", seats, {}, seed=1)["ok"]
+    for seat, value in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
+        assert table.act(seat, "declare", {"value": value}, "phone")["ok"]
+    assert table.act(None, "throw", {"dice": [{"colour": "red", "face": 3}]})["ok"]
+    assert pad_colours() == ["red", "blue", "green"]

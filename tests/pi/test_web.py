@@ -361,6 +361,12 @@ def test_the_demo_appliance_serves_its_pages(config):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as response:
             state = json.load(response)
         assert state["inputs"][0]["type"] == "declare" and state["game"]["game"] == "alea"
+        # The demo's throw control is there only while a throw is due: not during the
+        # secret declarations, but once they are revealed.
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert 'id="demo-throw"' not in response.read().decode()
+        for seat in ("Aki", "Ben", "Chie"):
+            assert declare(appliance.table, seat, 1)["ok"]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             assert 'id="demo-throw"' in response.read().decode()
     finally:

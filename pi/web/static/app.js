@@ -136,7 +136,7 @@
     white: "白", black: "黒", clear: "透明", grey: "灰色", gray: "灰色", brown: "茶" };
   function colourName(c) { return lang === "ja" ? (COLOUR_JA[c] || c) : c; }
   var UI = {
-    undo: { en: "Remove", ja: "1つ消す" }, clear: { en: "Clear", ja: "全部消す" },
+    undo: { en: "Remove", ja: "1つ消す" }, clear: { en: "Remove all", ja: "全部消す" },
     colour: { en: "Colour", ja: "色" }, empty: { en: "nothing yet", ja: "まだありません" },
     place: { en: "Tap a die, then its place; tap a place to empty it.", ja: "ダイスをタップしてから置く場所をタップ。置いた場所をタップすると外せます。" },
     face: { en: "Face", ja: "目" }
@@ -480,11 +480,6 @@
     var target = e.target.closest && e.target.closest("[data-post]");
     if (target) { e.preventDefault(); post(target.dataset.post, target.closest(".card") || target.parentNode); }
   });
-
-  var throwButton = document.getElementById("demo-throw");
-  if (throwButton) {
-    throwButton.addEventListener("click", function () { post("/demo/throw", throwButton.closest(".card")); });
-  }
 
   // The live camera view: a fresh JPEG a few times a second while the page is visible.
   if (camera) {

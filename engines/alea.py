@@ -259,10 +259,11 @@ def apply(state: State, event: Mapping[str, Any]) -> State:
 def _check_phase(state: State, kind: str) -> None:
     """IllegalEvent unless the table waits for a ``kind`` event now."""
     if kind == "card" and state.deck_mode == "dealt":
-        raise IllegalEvent("saw a card event, but this game deals its trap cards itself (deck: dealt); "
+        card = GLOSSARY["trap_card"]
+        raise IllegalEvent(f"saw a card event, but this game deals its {card['en']}s itself (deck: dealt); "
                            "card events are for a table that turns over its printed deck (deck: physical)",
-                           "card イベントが来ましたが、このゲームは罠カードを自分で配ります（deck: dealt）。"
-                           "card イベントは印刷された山札をめくる卓（deck: physical）のものです")
+                           f"card イベントが来ましたが、このゲームは{card['ja']}を自分で配ります（deck: dealt）。"
+                           f"card イベントは印刷された{GLOSSARY['deck']['ja']}をめくる卓（deck: physical）のものです")
     if kind != {"card": "card", "declare": "declare"}.get(state.phase, "throw"):
         raise IllegalEvent.of(joined(text(f"saw a {kind} event, but ", f"{kind} イベントが来ましたが、"), _waiting_for(state)))
 

@@ -110,9 +110,9 @@ class Die:
         return {"colour": self.colour, "face": self.face, "sides": self.sides}
 
 
-#: Japanese names of the colours the host page offers a seat (and the camera's palette
-#: names). A script may name any other colour: colours are names chosen per table
-#: (RULES.md); one without a Japanese name is shown as written.
+#: Japanese names of colours (the camera's palette among them: the host page offers those).
+#: A script may name any other colour: colours are names chosen per table (RULES.md); one
+#: without a Japanese name is shown as written.
 COLOURS: dict[str, str] = {
     "red": "赤", "orange": "オレンジ", "yellow": "黄", "green": "緑", "blue": "青",
     "purple": "紫", "pink": "ピンク", "white": "白", "black": "黒", "clear": "透明",

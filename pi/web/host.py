@@ -38,7 +38,6 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
 
 from werkzeug.datastructures import MultiDict
 
-from engines.core import COLOURS
 from pi import inputs
 from pi.calibration import DEMO_TEACH_COLOUR, teachable
 from pi.web import error_response, i18n, is_host, json_object, table_of, wants_json
@@ -100,7 +99,7 @@ def page():
         "host.html", **host_view(table), links=links, games=list(titles), titles=titles,
         config_seats=[{"name": s.name, "colour": s.colour} for s in config.seats],
         wifi=getattr(config, "wifi", None), qr_svg=_qr_svg,
-        seat_colours=list(COLOURS), game_settings=_game_settings, both=i18n.both,
+        seat_colours=_seat_colours(table), game_settings=_game_settings, both=i18n.both,
     )
 
 
@@ -345,6 +344,16 @@ def start():
         if seed is None:
             return _done({"ok": False, "error": i18n.both("bad_seed")})
     return _done(table_of().start_game(game, seats, options, seed))
+
+
+def _seat_colours(table: Any) -> list[str]:
+    """The colours the start form offers a seat: those the camera can name (the table's
+    calibrated colours, else the default palette), so that a seat's dice can be told by
+    their colour."""
+    from vision.colours import DEFAULT_PALETTE
+
+    colours = getattr(table.calibration.detector, "colours", None)
+    return colours.names() if colours is not None else list(DEFAULT_PALETTE)
 
 
 def _game_settings(game: str) -> list[dict[str, Any]]:

@@ -153,6 +153,29 @@ def test_wrong_pins_are_rate_limited(client):
     assert _login(client, "4821").status_code == 429  # even the right PIN waits now
 
 
+def test_the_start_form_offers_the_colours_the_camera_names(client, table):
+    """A seat's colour is chosen from those the camera can tell (the default palette, or
+    the table's calibrated colours), never one whose dice it could not attribute."""
+    import re
+
+    from vision.colours import DEFAULT_PALETTE, ColourTable
+
+    def offered() -> list[str]:
+        page = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        select = re.search(r'<select name="colour_0"[^>]*>(.*?)</select>', page, re.S).group(1)
+        return re.findall(r'<option value="([^"]+)"', select)
+
+    _login(client)
+    assert offered() == list(DEFAULT_PALETTE)
+
+    class Detector:  # a table whose calibration knows three colours
+        colours = ColourTable.default()
+        colours.entries = [e for e in colours.entries if e.name in ("red", "blue", "clear")]
+
+    table.calibration.detector = Detector()
+    assert offered() == ["red", "blue", "clear"]
+
+
 def test_host_starts_corrects_undoes_and_ends(client, table, store):
     _login(client)
     form = {"game": "alea", "seat_0": "1", "name_0": "Aki", "colour_0": "red", "seat_1": "1", "name_1": "Ben",

@@ -104,8 +104,8 @@ def _take_d6(hand: Hand, faces: list[int], name: str, what: str) -> list[int]:
     left = list(hand.d6)
     for f in faces:
         if f not in left:
-            shown = " ".join(map(str, hand.d6)) or "nothing"
-            shown_ja = " ".join(map(str, hand.d6)) or "ありません"
+            listed = " ".join(map(str, hand.d6))
+            shown, shown_ja = listed or "nothing", listed or "ありません"
             held = hand.d6.count(f)
             if not held:
                 raise IllegalEvent(f"{what} names a {EN['d6']} showing {short(f)}, but {name}'s {EN['d6']} show {shown}",

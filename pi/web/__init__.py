@@ -225,14 +225,15 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
 
 def _pad_colours(app: Flask) -> list[str]:
     """The colours a dice pad offers for a die of any colour: the game's own dice colours
-    where its seats' colours say nothing of whose dice (Chiritsumo's clear, yellow, red and
-    blue: the engine's ``COLOURS``), else the seats' own."""
+    (its engine's ``COLOURS``) where its seats' colours say nothing of whose dice (the
+    engine's ``USES`` has no "seat_colours"), else the seats' own."""
     table = app.extensions.get("table")
     if table is None or not table.record:
         return ["white"]
     game = table.record.game
-    if "seat_colours" not in game_uses(game) and getattr(engine_of(game), "COLOURS", None):
-        return list(engine_of(game).COLOURS)
+    own = getattr(engine_of(game), "COLOURS", None)
+    if own and "seat_colours" not in game_uses(game):
+        return list(own)
     return list(dict.fromkeys(table.seat_colours().values())) or ["white"]
 
 

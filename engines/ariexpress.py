@@ -220,7 +220,7 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
             field("die", "choice", "Die", JA["dice"], options=_face_options(fits)),
             field("square", "choice", EN["square"].capitalize(), JA["square"],
                   options=[_square_option(n, f) for n, f in empty if f in fits]),
-        ]))
+        ], action=text(f"{EN['place'].capitalize()} a {EN['worker']}", JA["place"])))
     many = two and len(held) >= 2
     build_faces = faces if many else blocked
     if build_faces:
@@ -241,12 +241,13 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
             field("tape.to", "choice", f"{EN['last_end'].capitalize()} joins", f"{JA['last_end']}の接続先",
                   options=list(ends)),
             *(_bonus_field(state, held, empty) if many else []),
-        ]))
+        ], action=text(f"{EN['build'].capitalize()} a {EN['tape']}", JA["build"])))
     if blocked:
         out.append(an_input("pass", [seat], joined(who, text(
             f"{EN['pass']}: spend a die no empty {EN['square']} shows, without building.",
             f"{JA['pass']}: 空いている{JA['square']}にない{JA['face']}の{JA['dice']}を、何もせずに使うこともできます。")),
-            [field("die", "choice", "Die", JA["dice"], options=_face_options(blocked))]))
+            [field("die", "choice", "Die", JA["dice"], options=_face_options(blocked))],
+            action=text(EN["pass"].capitalize(), JA["pass"])))
     return out
 
 

@@ -96,9 +96,11 @@ def _exchange_inputs(state: Any) -> list[dict[str, Any]]:
                    options=[_partner_option(p) for p in partners]),
              field("give", "choice", "You give", f"渡す{JA['dice']}", options=_colour_options(give)),
              field("take", "choice", "You take", f"もらう{JA['dice']}", options=_colour_options(take))],
+            action=text(f"{EN['exchange'].capitalize()} a die", JA["exchange"]),
         ),
         an_input("pass", [name], text(f"{name}: or {EN['pass']} (no {EN['exchange']}).",
-                                      f"{name}: または{JA['pass']}（{JA['exchange']}しない）。")),
+                                      f"{name}: または{JA['pass']}（{JA['exchange']}しない）。"),
+                 action=text(EN["pass"].capitalize(), JA["pass"])),
     ]
 
 

@@ -595,6 +595,9 @@ def expects_problems(expects: Any, seat_names: Sequence[str]) -> list[str]:
         prompt = inp.get("prompt")
         if not (isinstance(prompt, Mapping) and prompt.get("en") and prompt.get("ja")):
             bad.append(f"{where} has no prompt in both languages")
+        action = inp.get("action")
+        if action is not None and not (isinstance(action, Mapping) and action.get("en") and action.get("ja")):
+            bad.append(f"{where} has an action not named in both languages")
         for f in inp.get("fields", []):
             fw = f"{where} field {f.get('name')!r}"
             if f.get("kind") not in KINDS:
@@ -610,6 +613,13 @@ def expects_problems(expects: Any, seat_names: Sequence[str]) -> list[str]:
                 bad.append(f"{fw} is a choice with no options")
             if f.get("kind") in ("number", "numbers") and not (whole(f.get("min"), -10**9, 10**9) and whole(f.get("max"), f.get("min", 0), 10**9)):
                 bad.append(f"{fw} has no whole min <= max")
+    offered: dict[str, list[Any]] = {}
+    for inp in expects["inputs"]:
+        for seat in inp.get("seats") or ():
+            offered.setdefault(seat, []).append(inp)
+    for seat, several in offered.items():
+        if len(several) > 1 and any(inp.get("action") is None for inp in several):
+            bad.append(f"{seat} may send {[inp.get('type') for inp in several]} at once, and not every one names its action")
     return bad
 
 

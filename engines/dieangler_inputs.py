@@ -129,7 +129,7 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
                     for k in by], **_only(by)),
                 field("picked", "picked", "Dice picked up", "拾ったダイス", names={"10": "d10", "20": "d20"}),
                 field("dice", "dice", "New faces", "新しい出目"),
-            ], dice=None, camera="rethrown"))
+            ], dice=None, camera="rethrown", action=text(EN["rethrow"].capitalize(), JA["rethrow"])))
         lures = [k for k, u in hand.uses if u == "lure" and k not in hand.lured and hand.pickable(k)]
         if lures:
             out.append(an_input("lure", [name], text(
@@ -139,10 +139,11 @@ def _turn_inputs(state: State) -> list[dict[str, Any]]:
                       **_only(lures)),
                 field("changes", "multi", "Changes (1 in all with an odd lure, 2 with an even one)",
                       f"変更（{JA['lure']}が奇数なら合計1、偶数なら合計2）", min=1, max=2, options=_change_options(hand, lures)),
-            ]))
+            ], action=text(f"Use a {EN['lure']}", f"{JA['lure']}を使う")))
     out.append(an_input("done", [state.seats[i].name for i in open_seats],
                         text(f"End your {EN['turn']} when you are happy with your dice.",
-                             f"ダイスに満足したら{JA['turn']}を終えてください。")))
+                             f"ダイスに満足したら{JA['turn']}を終えてください。"),
+                        action=text(f"End your {EN['turn']}", f"{JA['turn']}を終える")))
     return out
 
 

@@ -60,7 +60,8 @@ def _propel(state: State) -> list[dict[str, Any]]:
 def _item(state: State, i: int, prompt: dict[str, str]) -> dict[str, Any]:
     return an_input("item", [names(state)[i]], prompt,
                     [field("card", "choice", en("item_card").capitalize(), ja("item_card"),
-                           options=_item_options(state, i))])
+                           options=_item_options(state, i))],
+                    action=text(f"Use an {en('item_card')}", f"{ja('item_card')}を使う"))
 
 
 def _before_move(state: State) -> list[dict[str, Any]]:
@@ -76,7 +77,8 @@ def _before_move(state: State) -> list[dict[str, Any]]:
     mod_ja = f"（{ja('item')} {state.modifier:+d}）。" if state.modifier else "。"
     inputs.append(an_input("move", [seats[m]], text(
         f"{seats[m]}: {en('move')} your {en('disc')} {count_en(state.played[m], en('space'))}{mod_en}",
-        f"{seats[m]}: {ja('disc')}を{state.played[m]}{ja('space')}進めてください{mod_ja}")))
+        f"{seats[m]}: {ja('disc')}を{state.played[m]}{ja('space')}進めてください{mod_ja}"),
+        action=text(f"{en('move').capitalize()} your {en('disc')}", f"{ja('disc')}を進める")))
     return inputs
 
 
@@ -96,7 +98,8 @@ def _exchange(state: State) -> list[dict[str, Any]]:
                 f"{ja('pass')}してください。")),
             an_input("pass", [who], text(f"{who} has the {en('priority')}: {en('pass')}, playing no {en('item_card')}.",
                                          f"{who}に{ja('priority')}があります。{ja('item_card')}を使わずに"
-                                         f"{ja('pass')}できます。"))]
+                                         f"{ja('pass')}できます。"),
+                     action=text(en("pass").capitalize(), ja("pass")))]
 
 
 def _swap(state: State) -> list[dict[str, Any]]:

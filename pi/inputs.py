@@ -75,6 +75,17 @@ def for_host(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [i for i in inputs(expects) if not i.get("secret")]
 
 
+def choosing(items: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, str]]]:
+    """The seats that may send two or more inputs now, each with the names of its actions
+    (docs/contracts.md: every such input names its ``action``), in the game's order."""
+    offered: dict[str, list[Mapping[str, Any]]] = {}
+    for inp in items:
+        for s in inp.get("seats") or ():
+            offered.setdefault(s, []).append(inp)
+    return {s: [i["action"] for i in several] for s, several in offered.items()
+            if len(several) > 1 and all(i.get("action") for i in several)}
+
+
 def find(candidates: Iterable[Mapping[str, Any]], type_: Any, seat: Any = None) -> dict[str, Any] | None:
     """The input of type ``type_`` that ``seat`` may send, where a game waits for one such
     input per seat (each seat's throw); without ``seat``, the first. A seat that may send

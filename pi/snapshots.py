@@ -77,19 +77,32 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
             return {"en": f"Game over: {', '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}.",
                     "ja": f"ゲーム終了: {'、'.join(winners)}の勝ち。"}
         return {"en": "Game over.", "ja": "ゲーム終了。"}
+    choosing = inputs.choosing(items)
     en: list[str] = []
     ja: list[str] = []
     for inp in items:
         if inp.get("secret") and seat not in inp.get("seats", []):
-            line = {"en": "Secret choice: every seat chooses on its button or seat page; nothing is shown "
-                          "until all have chosen.",
-                    "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。全員が選ぶまで何も表示されません。"}
+            lines = [{"en": "Secret choice: every seat chooses on its button or seat page; nothing is shown "
+                            "until all have chosen.",
+                      "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。全員が選ぶまで何も表示されません。"}]
         else:
-            line = inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))}
-        if line["en"] not in en:
-            en.append(line["en"])
-            ja.append(line.get("ja") or line["en"])
+            # a seat that may do several things is told their names once, not every prompt
+            seats = inp.get("seats") or []
+            lines = [_choice_words(s, choosing[s]) for s in seats if s in choosing]
+            if not seats or any(s not in choosing for s in seats):
+                lines.append(inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))})
+        for line in lines:
+            if line["en"] not in en:
+                en.append(line["en"])
+                ja.append(line.get("ja") or line["en"])
     return {"en": " / ".join(en), "ja": " / ".join(ja)}
+
+
+def _choice_words(seat: str, actions: list[Mapping[str, str]]) -> dict[str, str]:
+    """"Chie: place a worker, build a tape or pass." from the names of a seat's actions."""
+    names = [a["en"][:1].lower() + a["en"][1:] for a in actions]
+    return {"en": f"{seat}: {', '.join(names[:-1])} or {names[-1]}.",
+            "ja": f"{seat}: {'・'.join(a['ja'] for a in actions)}"}
 
 
 def title(engine: Any, name: str) -> dict[str, str]:

@@ -28,6 +28,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "last_throw": {"en": "Last throw", "ja": "直前の振り"},
     "no_roll": {"en": "No dice read yet.", "ja": "まだダイスを読んでいません。"},
     "camera_live": {"en": "Camera", "ja": "カメラ"},
+    "camera_none": {"en": "No picture from the camera now.", "ja": "いまはカメラの映像がありません。"},
     "log": {"en": "Game log", "ja": "ゲームの記録"},
     "grammar": {"en": "Seat button", "ja": "席のボタン"},
     "secret_waiting": {
@@ -39,6 +40,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "ja": "秘密: 全員がロックするまで誰にも見えません。ロック後は変更できません。",
     },
     "send": {"en": "Send", "ja": "送信"},
+    "choose_action": {"en": "Choose what you do", "ja": "することを選んでください"},
     "read_layout": {"en": "Read my layout from the camera", "ja": "カメラで配置を読み取る"},
     "layout_hint": {"en": "Lay your dice flat in their rows under the camera (nothing else on the tray), let them settle, then tap.",
                     "ja": "カメラの下にダイスを段ごとに平らに並べ（トレイには他に何も置かない）、止まってから押してください。"},

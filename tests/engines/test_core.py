@@ -166,3 +166,18 @@ def test_load_of_a_game_not_written_yet_says_so():
     with pytest.raises(engines.GameNotImplemented, match="not implemented yet.*alea") as err:
         engines.load(missing[0])
     assert isinstance(err.value, ValueError)
+
+
+def test_a_seat_offered_several_inputs_at_once_needs_each_ones_action():
+    from engines.core import an_input, expects_problems, text
+
+    def offered(*inputs):
+        return expects_problems({"phase": "turn", "winners": [], "inputs": list(inputs)}, ["Aki", "Ben"])
+
+    build = an_input("build", ["Aki"], text("Aki: build.", "Aki: 作る。"))
+    named = an_input("pass", ["Aki"], text("Aki: pass.", "Aki: パス。"), action=text("Pass", "パス"))
+    assert offered(build) == [] and offered(named) == []  # one input alone needs no name
+    assert offered(dict(build, seats=["Ben"]), named) == []  # one each
+    assert offered(build, named) == ["Aki may send ['build', 'pass'] at once, and not every one names its action"]
+    assert offered(dict(build, action=text("Build", "作る")), named) == []
+    assert offered(dict(named, action={"en": "Pass"})) == ["input 'pass' has an action not named in both languages"]

@@ -38,6 +38,14 @@ BROWSER_MARKS = [
 ]
 
 
+def open_action(page: Any, type_: str) -> None:
+    """Where the page offers a seat several actions, tap the one of input ``type_`` open
+    (its form is hidden until then); a page with one input shows its form already."""
+    closed = page.locator(f"details.action:not([open]):has(#form-{type_}) > summary")
+    if closed.count():
+        closed.click()
+
+
 @pytest.fixture
 def browser():
     """A headless Chromium (Debian's, no download) driven by Playwright."""

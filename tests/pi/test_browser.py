@@ -336,3 +336,14 @@ def test_the_host_page_in_chromium(served, browser):
     page.locator("#undo").click()
     expect(page.locator("#due-text")).to_have_text("Aki to throw 1 red die.")
     page.close()
+
+
+def test_the_camera_card_says_there_is_no_picture(served, browser):
+    from playwright.sync_api import expect
+
+    appliance, root, _ = served  # this appliance has no camera
+    page = browser.new_page(locale="en-US")
+    page.goto(root + "/")
+    expect(page.locator("#camera-none")).to_have_text("No picture from the camera now.")
+    expect(page.locator("#camera")).to_be_hidden()
+    page.close()

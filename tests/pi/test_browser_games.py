@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from tests.pi.conftest import BROWSER_MARKS, FakeClock
+from tests.pi.conftest import BROWSER_MARKS, FakeClock, open_action
 
 SEATS = [{"name": "Aki", "colour": "red"}, {"name": "Ben", "colour": "blue"}, {"name": "Chie", "colour": "green"}]
 
@@ -144,6 +144,7 @@ class Table:
         ``choose(page)`` may set fields first."""
         before = self.events()
         page = self.phone(seat) if seat is not None else self.host()
+        open_action(page, inp["type"])
         form = page.locator(f"#form-{inp['type']}")
         for field in inp.get("fields", []):
             tiles = form.locator(f'fieldset[data-field="{field["name"]}"]').locator("label.value, label.tile")
@@ -248,6 +249,7 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
                 d6 = next((d for d in hand["dice"] if d.get("sides", 6) == 6), None)
                 if d6 is not None:
                     page = pages.phone(seat)
+                    open_action(page, "rethrow")
                     form = page.locator("#form-rethrow")
                     form.locator('fieldset[data-field="picked"] .pad-keys button', has_text=str(d6["face"])).first.click()
                     tap_die(form.locator('fieldset[data-field="dice"]'), d6["colour"], rng.randint(1, 6))
@@ -258,6 +260,7 @@ def test_a_whole_game_of_the_die_angler_in_chromium(appliance, browser):
                     continue
             done = next(i for i in exp["inputs"] if i["type"] == "done")
             page = pages.phone(done["seats"][0])
+            open_action(page, "done")
             page.locator("#send-done").click()
             pages.wait_for_event(before)
         else:

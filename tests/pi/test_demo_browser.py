@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from tests.pi.conftest import BROWSER_MARKS, FakeClock, wait_until
+from tests.pi.conftest import BROWSER_MARKS, FakeClock, open_action, wait_until
 
 pytestmark = [*BROWSER_MARKS, pytest.mark.slow]
 
@@ -119,7 +119,19 @@ def test_a_seat_picks_dice_on_its_phone_and_throws_them_again(appliance, browser
     assert phones.tap(phones.page, "#demo-throw")["type"] == "throw"
     face = next(d[1] for d in app.synthetic.dice if d[0] == "red" and d[5] == 6)
     page = phones.seat("Aki")
+    open_action(page, "rethrow")
     page.locator('#form-rethrow .pad[data-pad="picked"] button.pad-key', has_text=str(face)).first.click()
     event = phones.tap(page, "#demo-rethrow")
     assert event["type"] == "rethrow" and event["seat"] == "Aki" and event["picked"] == [face]
+    phones.close()
+
+
+def test_the_status_page_shows_the_cameras_picture(appliance, browser):
+    from playwright.sync_api import expect
+
+    app, root = appliance
+    phones = Phones(app, root, browser)
+    phones.page.goto(root + "/")
+    expect(phones.page.locator("#camera")).to_be_visible()  # the synthetic camera's frame
+    expect(phones.page.locator("#camera-none")).to_be_hidden()
     phones.close()

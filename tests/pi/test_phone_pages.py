@@ -107,6 +107,9 @@ def test_every_page_fits_a_phone_in_both_languages(game, served, browser):
         _check(page, f"{game}-status", lang, problems)
         page.goto(f"{root}/seat/{token}")
         _check(page, f"{game}-seat", lang, problems)
+        if page.locator("details.action").count():  # a seat choosing what it does: one action open
+            page.locator("details.action summary").last.click()
+            _check(page, f"{game}-seat-action", lang, problems)
         page.goto(root + "/host")
         page.fill("input[name=pin]", app.config.host_pin)
         page.click("#login-form button[type=submit]")

@@ -557,3 +557,37 @@ def test_every_answer_carries_the_security_headers(client, table):
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
         assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff", path
         assert headers["Referrer-Policy"] == "no-referrer", path
+
+
+def test_a_seat_that_may_do_several_things_is_offered_them_by_name(table, config):
+    """Ari Express lets the seat holding dice place a worker, build a tape or pass: its page
+    offers the three actions by name (each opens its own form), and "Now" names them once
+    instead of repeating three prompts; the host page offers the same, naming the seat."""
+    import random
+
+    from pi import inputs
+    from tests.pi.test_games import random_step
+
+    assert table.start_game("ariexpress", SEATS3, {}, seed=7)["ok"]
+    rng = random.Random(3)
+    while [len(a) for a in inputs.choosing(table.expects_now()["inputs"]).values()] != [3]:
+        assert random_step(table, rng)
+    [(seat, actions)] = inputs.choosing(table.expects_now()["inputs"]).items()
+    assert [a["en"] for a in actions] == ["Place a worker", "Build a tape", "Pass"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    for lang in ("en", "ja"):
+        page = client.get(f"/seat/{_token(table, seat)}", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert page.count('<details class="action"') == 3
+        for a, type_ in zip(actions, ("place", "build", "pass")):
+            assert f'<summary class="big">{a[lang]}</summary>' in page and f'id="form-{type_}"' in page
+    [die] = next(i for i in table.expects_now()["inputs"] if i["type"] == "pass")["fields"]
+    assert len(die["options"]) == 1  # a choice of one comes chosen: nothing left to tap but Send
+    assert f'value="{die["options"][0]["value"]}" id="pass-die-0" checked required>' in page
+    assert table.snapshot()["due"] == {"en": f"{seat}: place a worker, build a tape or pass.",
+                                       "ja": f"{seat}: 働きアリを配置する・線路を作る・パス"}
+    _login(client)
+    host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert f'<summary class="big">{seat}: Build a tape</summary>' in host
+    other = next(s["name"] for s in SEATS3 if s["name"] != seat)
+    page = client.get(f"/seat/{_token(table, other)}").get_data(as_text=True)
+    assert "details class=\"action\"" not in page and "class=\"actions\"" not in page

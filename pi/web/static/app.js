@@ -378,12 +378,17 @@
   // The live camera view polls only while the table reports a working camera.
   var camera = document.getElementById("camera");
   var cameraOk = Boolean(camera && camera.dataset.ok === "yes");
+  var cameraNone = document.getElementById("camera-none");  // said while there is no picture
+  function showFrame(shown) {
+    camera.hidden = !shown;
+    if (cameraNone) { cameraNone.hidden = shown; }
+  }
 
   function update(state) {
     lastState = null;
     body.dataset.version = state.version;
     cameraOk = Boolean(state.camera && state.camera.ok);
-    if (camera && !cameraOk) { camera.hidden = true; }
+    if (camera && !cameraOk) { showFrame(false); }
     document.querySelectorAll("[data-led-for]").forEach(function (el) {
       var led = (state.leds || {})[el.dataset.ledFor] || "off";
       el.textContent = ledWords[led] || led;
@@ -485,8 +490,8 @@
   if (camera) {
     var src = camera.dataset.src;
     var loading = false;
-    camera.onload = function () { camera.hidden = false; loading = false; };
-    camera.onerror = function () { camera.hidden = true; loading = false; };
+    camera.onload = function () { showFrame(true); loading = false; };
+    camera.onerror = function () { showFrame(false); loading = false; };
     setInterval(function () {
       if (document.hidden || loading || !cameraOk) { return; }
       loading = true;

@@ -241,7 +241,8 @@ def _qr_svg(url: str) -> str:
     import qrcode.image.svg
 
     image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, box_size=8)
-    return image.to_string(encoding="unicode")
+    # every code's path is id="qr-path": a page of several codes would name it several times
+    return image.to_string(encoding="unicode").replace(' id="qr-path"', "")
 
 
 @bp.post("/login")

@@ -591,3 +591,29 @@ def test_a_seat_that_may_do_several_things_is_offered_them_by_name(table, config
     other = next(s["name"] for s in SEATS3 if s["name"] != seat)
     page = client.get(f"/seat/{_token(table, other)}").get_data(as_text=True)
     assert "details class=\"action\"" not in page and "class=\"actions\"" not in page
+
+
+def test_the_host_page_names_each_element_once(table, config):
+    """Flying Dwarves offers an item card to every seat holding one before a move: the host
+    page shows one form per seat, and no id is given twice (a label or a button would
+    reach the wrong form)."""
+    import random
+    import re
+
+    from pi import inputs
+    from tests.pi.test_games import random_step
+
+    assert table.start_game("flyingdwarves", SEATS3, {}, seed=7)["ok"]
+    rng = random.Random(3)
+    for _ in range(500):
+        types = [i["type"] for i in inputs.for_host(table.expects_now())]
+        if types.count("item") > 1:
+            break
+        assert random_step(table, rng)
+    else:
+        raise AssertionError("no two seats were offered an item card at once")
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    _login(client)
+    page = client.get("/host").get_data(as_text=True)
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert 'id="form-item-1"' in page and not [i for i in set(ids) if ids.count(i) > 1]

@@ -95,7 +95,23 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
             if line["en"] not in en:
                 en.append(line["en"])
                 ja.append(line.get("ja") or line["en"])
-    return {"en": " / ".join(en), "ja": " / ".join(ja)}
+    return _one_line_per_words(en, ja, [s for inp in items for s in inp.get("seats") or ()])
+
+
+def _one_line_per_words(en: list[str], ja: list[str], seats: list[str]) -> dict[str, str]:
+    """The lines joined, where lines that say the same to different seats ("Ben: you may use
+    an item card ..." and "Chie: you may use an item card ...") become one ("Ben, Chie: ...")."""
+    merged: list[tuple[list[str], str, str]] = []  # (seats named, English rest, Japanese rest)
+    for e, j in zip(en, ja):
+        who = next((s for s in seats if e.startswith(f"{s}: ") and j.startswith(f"{s}: ")), None)
+        rest = (e[len(who) + 2:], j[len(who) + 2:]) if who else (e, j)
+        same = next((m for m in merged if who and m[0] and (m[1], m[2]) == rest), None)
+        if same:
+            same[0].append(who)
+        else:
+            merged.append(([who] if who else [], *rest))
+    return {"en": " / ".join(f"{', '.join(w)}: {e}" if w else e for w, e, _ in merged),
+            "ja": " / ".join(f"{'・'.join(w)}: {j}" if w else j for w, _, j in merged)}
 
 
 def _choice_words(seat: str, actions: list[Mapping[str, str]]) -> dict[str, str]:

@@ -453,3 +453,20 @@ def test_a_refused_button_choice_is_said_on_the_seats_own_page_only(panel_and_ta
         assert words in client.get(aki, headers={"Accept-Language": lang}).get_data(as_text=True)
     declare_on_button(panel, clock, "Aki", 1)
     assert table.snapshot("Aki")["note"] is None and table.snapshot("Aki")["view"]["mine"] == {"bid": 1}
+
+
+def test_now_says_once_what_several_seats_are_told_alike():
+    from engines.core import an_input, text
+    from pi.snapshots import due_words
+
+    def item(seat):
+        return an_input("item", [seat], text(f"{seat}: you may use an item card on Aki's move.",
+                                             f"{seat}: Akiの移動にアイテムカードを使えます。"),
+                        action=text("Use an item card", "アイテムカードを使う"))
+
+    move = an_input("move", ["Aki"], text("Aki: move your disc 1 space.", "Aki: 円盤駒を1マス進めてください。"),
+                    action=text("Move your disc", "円盤駒を進める"))
+    expects = {"phase": "move", "winners": [], "inputs": [item("Ben"), item("Chie"), item("Aki"), move]}
+    assert due_words(expects, None) == {
+        "en": "Ben, Chie: you may use an item card on Aki's move. / Aki: use an item card or move your disc.",
+        "ja": "Ben・Chie: Akiの移動にアイテムカードを使えます。 / Aki: アイテムカードを使う・円盤駒を進める"}

@@ -92,7 +92,8 @@ DECK_MODES = ("dealt", "physical")
 #: own default). Scripts may also give their own cards.
 SETTINGS = (
     deck_setting(GLOSSARY["trap_card"]["en"] + "s", GLOSSARY["trap_card"]["ja"]),
-    field("target", "choice", "Points to win", "勝利点", default=None, options=[
+    field("target", "choice", f"Points that start the {GLOSSARY['last_round']['en']}",
+          f"{GLOSSARY['last_round']['ja']}になる得点", default=None, options=[
         option(None, "as the rules say (12 with 3 players, else 10)", "ルールどおり（3人なら12、それ以外は10）"),
         *(option(n, str(n), str(n)) for n in (6, 8, 15, 20))]),
 )

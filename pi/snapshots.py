@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from engines.core import public
 from pi import inputs
+from pi.words import join_en
 
 
 def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
@@ -78,16 +79,24 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
                     "ja": f"ゲーム終了: {'、'.join(winners)}の勝ち。"}
         return {"en": "Game over.", "ja": "ゲーム終了。"}
     choosing = inputs.choosing(items)
+    # a seat's own page tells it its own step, and only names the others still due
+    mine = seat is not None and any(seat in (inp.get("seats") or ()) for inp in items)
+    others: list[str] = []
     en: list[str] = []
     ja: list[str] = []
     for inp in items:
-        if inp.get("secret") and seat not in inp.get("seats", []):
-            lines = [{"en": "Secret choice: every seat chooses on its button or seat page; nothing is shown "
-                            "until all have chosen.",
-                      "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。全員が選ぶまで何も表示されません。"}]
+        seats = inp.get("seats") or []
+        if mine and seat not in seats:
+            if not inp.get("secret"):  # never who still chooses in secret
+                others += [s for s in seats if s not in others]
+            continue
+        if mine:
+            lines = [_choice_words(seat, choosing[seat]) if seat in choosing else inp["prompt"]]
+        elif inp.get("secret"):  # (the game's card says nothing is shown until every seat has locked)
+            lines = [{"en": "Secret choice: every seat chooses on its button or its seat page.",
+                      "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。"}]
         else:
             # a seat that may do several things is told their names once, not every prompt
-            seats = inp.get("seats") or []
             lines = [_choice_words(s, choosing[s]) for s in seats if s in choosing]
             if not seats or any(s not in choosing for s in seats):
                 lines.append(inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))})
@@ -95,7 +104,11 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
             if line["en"] not in en:
                 en.append(line["en"])
                 ja.append(line.get("ja") or line["en"])
-    return _one_line_per_words(en, ja, [s for inp in items for s in inp.get("seats") or ()])
+    words = _one_line_per_words(en, ja, [s for inp in items for s in inp.get("seats") or ()])
+    if others:
+        words = {"en": f"{words['en']} Also waiting for {join_en(others)}.",
+                 "ja": f"{words['ja']} ほかに{'・'.join(others)}を待っています。"}
+    return words
 
 
 def _one_line_per_words(en: list[str], ja: list[str], seats: list[str]) -> dict[str, str]:

@@ -198,7 +198,7 @@ def audio_output() -> tuple[list[str] | None, dict[str, str] | None]:
     except OSError:
         cards = ""
     if not cards.strip() or "no soundcards" in cards:
-        return None, {"en": "no audio device (no sound card and no PulseAudio/PipeWire server)",
+        return None, {"en": "no speaker found (no sound card and no PulseAudio/PipeWire server)",
                       "ja": "音声の出力先（スピーカー）が見つかりません"}
     if not shutil.which("aplay"):
         return None, {"en": "aplay is not installed (apt install alsa-utils)",

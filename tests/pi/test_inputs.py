@@ -470,3 +470,14 @@ def test_now_says_once_what_several_seats_are_told_alike():
     assert due_words(expects, None) == {
         "en": "Ben, Chie: you may use an item card on Aki's move. / Aki: use an item card or move your disc.",
         "ja": "Ben・Chie: Akiの移動にアイテムカードを使えます。 / Aki: アイテムカードを使う・円盤駒を進める"}
+    # a seat's own page: its own step, then who else is due
+    assert due_words(expects, "Aki")["en"] == "Aki: use an item card or move your disc. Also waiting for Ben and Chie."
+    assert due_words(expects, "Ben") == {
+        "en": "Ben: you may use an item card on Aki's move. Also waiting for Chie and Aki.",
+        "ja": "Ben: Akiの移動にアイテムカードを使えます。 ほかにChie・Akiを待っています。"}
+    assert due_words(expects, "Dai") == due_words(expects, None)  # nothing due: the table's line
+    # nobody is named as still choosing in secret, not even on a chooser's page
+    choose = an_input("choose", ["Ben", "Chie"], text("Choose in secret.", "秘密に選んでください。"), secret=True)
+    assert due_words({"phase": "choose", "winners": [], "inputs": [choose]}, "Ben")["en"] == "Choose in secret."
+    assert due_words({"phase": "choose", "winners": [], "inputs": [choose, dict(choose, seats=["Aki"])]},
+                     "Ben")["en"] == "Choose in secret."

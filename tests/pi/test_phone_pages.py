@@ -214,7 +214,7 @@ def test_the_voice_controls_fit_a_phone(served, browser, tmp_path):
     assert app.table.start_game("alea", [{"name": s, "colour": c} for s, c in zip(NAMES, COLOURS)][:3], {}, seed=7)["ok"]
     problems: list[str] = []
     speaking = Voice("ja", WavFolder(tmp_path), synth=lambda lang: (lambda text: np.zeros(10, np.float32)))
-    silent = Voice("ja", None, reason={"en": "no audio device (no sound card and no PulseAudio/PipeWire server)",
+    silent = Voice("ja", None, reason={"en": "no speaker found (no sound card and no PulseAudio/PipeWire server)",
                                        "ja": "音声の出力先（スピーカー）が見つかりません"})
     try:
         for lang in ("ja", "en"):
@@ -238,7 +238,7 @@ def test_the_voice_controls_fit_a_phone(served, browser, tmp_path):
             app.table.voice = silent
             page.goto(root + "/host")
             assert page.locator("#voice-mute").count() == 0
-            assert ("見つかりません" if lang == "ja" else "no audio device") in page.locator("#voice-state").inner_text()
+            assert ("見つかりません" if lang == "ja" else "no speaker found") in page.locator("#voice-state").inner_text()
             _check(page, "voice-silent-host", lang, problems)
             page.locator("#voice").screenshot(path=str(SHOTS / f"voice-silent-{lang}.png"))
             context.close()

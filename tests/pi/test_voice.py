@@ -513,6 +513,6 @@ def test_host_page_says_why_the_table_is_silent(table, config):
         client.environ_base["HTTP_X_CSRF_TOKEN"] = session["csrf"]
     client.post("/host/login", data={"pin": "4821"})
     page = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert "The table is silent" in page and "not started" in page and 'id="voice-mute"' not in page
+    assert "The table is silent" in page and "the voice is not running" in page and 'id="voice-mute"' not in page
     refused = client.post("/host/voice", json={"muted": 1})
-    assert refused.status_code == 409 and "not started" in refused.get_json()["error"]["en"]
+    assert refused.status_code == 409 and "not running" in refused.get_json()["error"]["en"]

@@ -590,7 +590,7 @@ def test_a_seat_that_may_do_several_things_is_offered_them_by_name(table, config
     assert f'<summary class="big">{seat}: Build a tape</summary>' in host
     other = next(s["name"] for s in SEATS3 if s["name"] != seat)
     page = client.get(f"/seat/{_token(table, other)}").get_data(as_text=True)
-    assert "details class=\"action\"" not in page and "class=\"actions\"" not in page
+    assert "details class=\"action\"" not in page and "class=\"action-menu\"" not in page
 
 
 def test_the_host_page_names_each_element_once(table, config):
@@ -599,6 +599,7 @@ def test_the_host_page_names_each_element_once(table, config):
     reach the wrong form)."""
     import random
     import re
+    from collections import Counter
 
     from pi import inputs
     from tests.pi.test_games import random_step
@@ -617,3 +618,9 @@ def test_the_host_page_names_each_element_once(table, config):
     page = client.get("/host").get_data(as_text=True)
     ids = re.findall(r'\sid="([^"]+)"', page)
     assert 'id="form-item-1"' in page and not [i for i in set(ids) if ids.count(i) > 1]
+    # a seat offered only an item card sees it offered, not chosen: Send alone must not use it
+    alone = next(s for s, n in Counter(s for i in table.expects_now()["inputs"] for s in i["seats"]).items() if n == 1)
+    [item] = [i for i in table.expects_now()["inputs"] if alone in i["seats"]]
+    assert len(item["fields"][0]["options"]) == 1
+    page = client.get(f"/seat/{_token(table, alone)}").get_data(as_text=True)
+    assert 'id="form-item"' in page and " checked" not in page.split('id="form-item"')[1].split("</form>")[0]

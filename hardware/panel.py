@@ -57,33 +57,32 @@ FLASHES = 3
 
 _GRAMMAR_TEXT = {
     "en": (
-        "Declare in secret with your seat button; the LED blinks slowly while you enter.\n"
-        "Short press: add one (0 → 1 → … → {maximum}, one more press goes back to 0: "
-        "pressed too far? go around).\n"
+        "Choose in secret with your seat button; the LED blinks slowly while you enter.\n"
+        "Short press: add one (0 → 1 → 2 → …; a press past the game's highest number goes "
+        "back to 0: pressed too far? go around).\n"
         "Hold about {hold:g} s and let go: lock your number (0 too). The LED stays on.\n"
         "Hold {clear:g} s or more and let go: start over at 0 (the LED flickers).\n"
-        "Once locked the button does nothing until the next declaration.\n"
+        "Once locked the button does nothing until the next secret choice.\n"
         "The LED never shows your number. Nothing is revealed until every seat has "
         "locked; then all LEDs flash three times."
     ),
     "ja": (
-        "座席のボタンでこっそり宣言します。入力中はLEDがゆっくり点滅します。\n"
-        "短く押す：1つ増える（0 → 1 → … → {maximum}、もう一度押すと0に戻ります。"
+        "席のボタンで秘密に選びます。入力中はLEDがゆっくり点滅します。\n"
+        "短く押す：1つ増える（0 → 1 → 2 → …。ゲームの最大の数の次に押すと0に戻ります。"
         "押しすぎたら一周して直せます）。\n"
         "約{hold:g}秒押し続けて離すと、その数でロック（0も可）。LEDが点灯したままになります。\n"
         "{clear:g}秒以上押し続けて離すと、0からやり直し（LEDが細かく点滅）。\n"
-        "ロックしたら次の宣言まで、ボタンは何もしません。\n"
+        "ロックしたら次の秘密の選択まで、ボタンは何もしません。\n"
         "LEDは数を表示しません。全員がロックするまで何も公開されず、"
         "公開のときに全員のLEDが3回点滅します。"
     ),
 }
 
 
-def grammar_text(language: str = "en", hold_time: float = 1.0, clear_time: float = 3.0,
-                 maximum: int = 5) -> str:
+def grammar_text(language: str = "en", hold_time: float = 1.0, clear_time: float = 3.0) -> str:
     """The press grammar in `language` ("en" or "ja") for the given timings: one rule
-    per line."""
-    return _GRAMMAR_TEXT[language].format(hold=hold_time, clear=clear_time, maximum=maximum)
+    per line. The highest number is the game's (a secret choice's field), so it is not named."""
+    return _GRAMMAR_TEXT[language].format(hold=hold_time, clear=clear_time)
 
 
 #: The grammar with the default timings, for the pages.

@@ -58,7 +58,7 @@ def _throw_input(state: Any, i: int) -> dict[str, Any]:
              f"{name}: {JA['held']}の{JA['dice']}をすべて振ってください（{counts_ja(held)}）。"),
         [field("dice", "dice", EN["dice"].capitalize(), JA["dice"])],
         dice=[{"colour": c, "sides": 6, "count": n} for c, n in zip(COLOURS, held) if n],
-        camera="new",
+        camera="new", action=text(f"Throw your {EN['dice']}", f"{JA['dice']}を振る"),
     )
 
 
@@ -75,6 +75,7 @@ def _build_input(state: Any, i: int) -> dict[str, Any]:
         [field("rows", "layout", f"{EN['pyramid']} {EN['row']}s, bottom first".capitalize(),
                f"{JA['pyramid']}の{JA['row']}（下から）", rows=list(ROW_SIZES),
                dice=[d.as_dict() for d in state.throws[i] or ()], example=row_example())],
+        action=text(f"Build your {EN['pyramid']}", f"{JA['pyramid']}を組む"),
     )
 
 

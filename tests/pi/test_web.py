@@ -624,3 +624,15 @@ def test_the_host_page_names_each_element_once(table, config):
     assert len(item["fields"][0]["options"]) == 1
     page = client.get(f"/seat/{_token(table, alone)}").get_data(as_text=True)
     assert 'id="form-item"' in page and " checked" not in page.split('id="form-item"')[1].split("</form>")[0]
+
+
+def test_chiritsumo_shows_held_dice_as_counts_by_colour_not_as_faces(table, config):
+    assert table.start_game("chiritsumo", SEATS3, {}, seed=2)["ok"]
+    held = table.snapshot()["view"]["pyramids"]["Aki"]["held"]
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    page = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    line = page.split('class="seat-pyramid" data-seat="Aki"')[1].split("</p>")[0]
+    assert '<span class="die' not in line  # a die drawn with "3" on it would read as a face
+    for colour, n in held.items():
+        if n:
+            assert f'<span class="swatch {colour}"></span>{colour} ×{n}</span>' in line

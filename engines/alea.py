@@ -78,6 +78,7 @@ __all__ = [
 
 GAME = "alea"
 TITLE = {"en": "Sky City ALEA", "ja": "空中都市アーリア"}
+SCORE_TERM = "score"
 GLOSSARY = load_glossary("data/alea.toml")
 MIN_SEATS, MAX_SEATS = 3, 5
 #: What the table shows for this game (pi.web.game_uses): dice in seat colours, secret declarations.

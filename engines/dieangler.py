@@ -111,6 +111,7 @@ __all__ = ["State", "Fish", "Hand", "GLOSSARY", "setup", "expects", "apply", "vi
 
 GAME = "dieangler"
 TITLE = {"en": "Lord of the Die-angler", "ja": "ダイ公望"}
+SCORE_TERM = "caught"  # the scores are the fish each seat caught (RULES.md: most fish wins)
 MIN_SEATS, MAX_SEATS = 2, 5
 OPTIONS = ("deck", "fish", "play", "lure")
 DECK_MODES = ("dealt", "physical")

@@ -71,6 +71,7 @@ __all__ = ["GAME", "TITLE", "GLOSSARY", "State", "setup", "expects", "apply", "v
            "lots_with_room", "SUPPLY", "GOAL_BONUS"]
 
 TITLE = {"en": "Flying Dwarves", "ja": "フライング・ドワーフ"}
+SCORE_TERM = "points"
 #: What the table shows for this game (pi.web.game_uses): secret propulsion cards on the seat
 #: buttons and each seat's disc colour; no dice.
 USES = frozenset({"buttons", "seat_colours"})

@@ -186,6 +186,14 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         a game partial shows comes from there, so the engine and the page say the same."""
         return glossary(context["view"]["game"])[key][context.get("lang", "en")]
 
+    @app.template_global()
+    @pass_context
+    def score_heading(context: Any, game: str) -> str:
+        """The scores table's heading: the game's own word for what its scores count."""
+        key = getattr(engine_of(game), "SCORE_TERM", None)
+        lang = context.get("lang", "en")
+        return glossary(game)[key][lang].capitalize() if key else i18n.t("points", lang)
+
     @app.context_processor
     def _helpers() -> dict[str, Any]:
         lang = getattr(g, "lang", "en")

@@ -37,3 +37,10 @@ def test_glossary_has_one_name_per_language_and_no_two_terms_share_one(game):
         names = [v[lang] for v in glossary.values()]
         doubles = sorted({n for n in names if names.count(n) > 1})
         assert not doubles, f"{game}: two terms share the {lang} name(s) {doubles}"
+
+
+@pytest.mark.parametrize("game", engines.GAMES)
+def test_the_scores_heading_is_a_glossary_term(game):
+    engine = engines.load(game)
+    key = getattr(engine, "SCORE_TERM", None)
+    assert key is None or key in engine.GLOSSARY, f"{game}: SCORE_TERM {key!r} is not a glossary term"

@@ -636,3 +636,14 @@ def test_chiritsumo_shows_held_dice_as_counts_by_colour_not_as_faces(table, conf
     for colour, n in held.items():
         if n:
             assert f'<span class="swatch {colour}"></span>{colour} ×{n}</span>' in line
+
+
+def test_the_scores_table_says_what_the_game_counts(table, config):
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    assert table.start_game("dieangler", SEATS3, {}, seed=2)["ok"]
+    for lang, word in (("en", "Fish caught"), ("ja", "釣ったお魚カード")):
+        page = client.get("/", headers={"Accept-Language": lang}).get_data(as_text=True)
+        assert f"<th>{word}</th>" in page.split('id="scores"')[1].split("</thead>")[0]
+    assert table.start_game("ariexpress", SEATS3, {}, seed=2)["ok"]  # no word of its own
+    page = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "<th>Points</th>" in page.split('id="scores"')[1].split("</thead>")[0]

@@ -647,3 +647,21 @@ def test_the_scores_table_says_what_the_game_counts(table, config):
     assert table.start_game("ariexpress", SEATS3, {}, seed=2)["ok"]  # no word of its own
     page = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "<th>Points</th>" in page.split('id="scores"')[1].split("</thead>")[0]
+
+
+def test_flying_dwarves_shows_a_locked_card_only_until_the_reveal(table, config):
+    import random
+
+    from tests.pi.test_games import random_step
+
+    assert table.start_game("flyingdwarves", SEATS3, {}, seed=4)["ok"]
+    rng = random.Random(1)
+    while not any(i["type"] == "propel" for i in table.expects_now()["inputs"]):
+        assert random_step(table, rng)
+    client = create_app(table, config, {"TESTING": True}).test_client()
+    first, *rest = next(i for i in table.expects_now()["inputs"] if i["type"] == "propel")["seats"]
+    for seat in (first, *rest):
+        card = table.snapshot(seat)["view"]["mine"]["hand"][0]
+        assert table.act(seat, "propel", {"card": card})["ok"]
+        page = client.get(f"/seat/{_token(table, first)}").get_data(as_text=True)
+        assert ('id="chosen"' in page) == (seat != rest[-1])  # the last lock reveals every card

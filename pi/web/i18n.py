@@ -311,7 +311,7 @@ STRINGS.update({
                          "ja": "面ごとに2枚目を、向きと場所を変えて撮ると、より確かに覚えます。いつでも終えられます。"},
     "teach_again_left": {"en": "second photos: {left} to go", "ja": "2枚目: あと{left}面"},
     "teach_demo": {"en": "Demo: the synthetic table lays the die down for you.",
-                   "ja": "デモ: 合成テーブルがダイスを置きます。"},
+                   "ja": "デモ: デモのテーブルがダイスを置きます。"},
     "teach_progress": {"en": "{shown} of {total} faces shown", "ja": "{total}面のうち{shown}面を見せました"},
     "teach_missing": {"en": "Still missing: {faces}", "ja": "まだの面: {faces}"},
     "teach_all_shown": {"en": "Every face is shown. Finish to keep what was taught.",

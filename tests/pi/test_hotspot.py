@@ -100,6 +100,7 @@ def test_the_host_page_shows_the_wifi_join_code_and_seat_links_for_the_hotspot(a
     client.set_cookie("lang", "en", domain="dicetable.local")
     page = client.get("/host", **phone).get_data(as_text=True)
     wifi = page[page.index('id="wifi"'):]
+    assert page.index('id="wifi"') < page.index('id="seat-links"')  # join the Wi-Fi, then open a link
     assert "The table&#39;s Wi-Fi" in wifi and 'id="wifi-ssid">dicetable<' in wifi and "<svg" in wifi
     links = re.findall(r'class="seat-link"|href="(http[^"]+/seat/[^"]+)"', page)
     assert [u for u in links if u] and all(u.startswith("http://10.42.0.1:8080/seat/") for u in links if u)

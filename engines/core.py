@@ -571,6 +571,15 @@ def deck_setting(cards_en: str, cards_ja: str) -> dict[str, Any]:
         option("physical", "real cards: the host names each one", "本物のカード（ホストが1枚ずつ入力）")])
 
 
+def offered_by_seat(inputs: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """Each seat named by the inputs, with the inputs it may send (in ``expects`` order)."""
+    offered: dict[str, list[Mapping[str, Any]]] = {}
+    for inp in inputs:
+        for seat in inp.get("seats") or ():
+            offered.setdefault(seat, []).append(inp)
+    return offered
+
+
 KINDS = {"number", "choice", "multi", "numbers", "bool", "dice", "picked", "layout", "json"}
 
 
@@ -613,11 +622,7 @@ def expects_problems(expects: Any, seat_names: Sequence[str]) -> list[str]:
                 bad.append(f"{fw} is a choice with no options")
             if f.get("kind") in ("number", "numbers") and not (whole(f.get("min"), -10**9, 10**9) and whole(f.get("max"), f.get("min", 0), 10**9)):
                 bad.append(f"{fw} has no whole min <= max")
-    offered: dict[str, list[Any]] = {}
-    for inp in expects["inputs"]:
-        for seat in inp.get("seats") or ():
-            offered.setdefault(seat, []).append(inp)
-    for seat, several in offered.items():
+    for seat, several in offered_by_seat(expects["inputs"]).items():
         if len(several) > 1 and any(inp.get("action") is None for inp in several):
             bad.append(f"{seat} may send {[inp.get('type') for inp in several]} at once, and not every one names its action")
     return bad

@@ -10,7 +10,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from engines.core import FACES
+from engines.core import FACES, offered_by_seat
 from pi.words import dice_words, join_en, spec_counts
 
 
@@ -78,11 +78,7 @@ def for_host(expects: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 def choosing(items: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, str]]]:
     """The seats that may send two or more inputs now, each with the names of its actions
     (docs/contracts.md: every such input names its ``action``), in the game's order."""
-    offered: dict[str, list[Mapping[str, Any]]] = {}
-    for inp in items:
-        for s in inp.get("seats") or ():
-            offered.setdefault(s, []).append(inp)
-    return {s: [i["action"] for i in several] for s, several in offered.items()
+    return {s: [i["action"] for i in several] for s, several in offered_by_seat(items).items()
             if len(several) > 1 and all(i.get("action") for i in several)}
 
 

@@ -636,6 +636,9 @@ def test_chiritsumo_shows_held_dice_as_counts_by_colour_not_as_faces(table, conf
     for colour, n in held.items():
         if n:
             assert f'<span class="swatch {colour}"></span>{colour} ×{n}</span>' in line
+    _login(client)  # its seats have no colours: the seat links show none
+    links = client.get("/host").get_data(as_text=True).split('id="seat-links"')[1].split("</section>")[0]
+    assert 'class="seat-link"' in links and "swatch" not in links
 
 
 def test_the_scores_table_says_what_the_game_counts(table, config):

@@ -173,9 +173,9 @@ def _end_options(state: State, laid: list[tuple[str, int, int | None]]) -> list[
 
 def _end_ja(state: State, end: str | None) -> str:
     """A tape end in Japanese: a nest by its colour's Japanese name ("緑2" for green-2, as
-    the board labels it), a square by its id, nothing as なし."""
+    the board labels it), a square by its id, nothing as the glossary's loose end."""
     if end is None:
-        return "なし"
+        return JA["loose_end"]
     if end in nest_names(state):
         colour, _, k = end.rpartition("-")
         return f"{colour_ja(colour)}{k}"
@@ -479,7 +479,7 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
         bt, bk = _empty_square(built, bonus, dice[0], "bonus", JA["bonus"])
         built = replace(built, owners=_own(built.owners, bt, bk, i))
     state = _spend(built, dice)
-    ends = f"{start or 'nothing'} to {end or 'nothing'}"
+    ends = f"{start or 'a ' + EN['loose_end']} to {end or 'a ' + EN['loose_end']}"
     extra = (f", {EN['bonus']} {EN['worker']} on {bonus}", f"、{JA['bonus']}で{bonus}") if bonus is not None else ("", "")
     state = say(state, f"{name} built {EN['tape']} {t + 1} ({_faces_text(faces)}) from {ends}{extra[0]}",
                 f"{name}が{JA['tape']}{t + 1}（{_faces_ja(faces)}）を敷いた: {_end_ja(state, start)}〜{_end_ja(state, end)}{extra[1]}")

@@ -282,7 +282,7 @@ def _end_round(state: State, catcher: int | None) -> State:
         if state.stage == "extension":
             ext = _set(ext, catcher, ext[catcher] + len(fish))
         name = state.seats[catcher].name
-        state = say(state, f"{name} catches {', '.join(fish)}", f"{name}が{', '.join(fish)}を釣り上げた")
+        state = say(state, f"{name} catches {', '.join(fish)}", f"{name}が{'、'.join(fish)}を釣り上げた")
         state = replace(state, caught=caught, ext_caught=ext, carried=())
     cooling = tuple(c[1] if c else () for c in state.choices)
     state = replace(state, cooling=cooling, up=None)
@@ -293,8 +293,8 @@ def _reveal(state: State) -> State:
     names = _names(state)
     texts = [choice_text(c) for c in state.choices]
     rods = "; ".join(f"{n}: {en}" for n, (en, _) in zip(names, texts))
-    rods_ja = "; ".join(f"{n}: {ja}" for n, (_, ja) in zip(names, texts))
-    state = say(replace(state, revealed=True, throws=()), f"{EN['open'].capitalize()}! {rods}", f"{JA['open']}! {rods_ja}")
+    rods_ja = "、".join(f"{n}: {ja}" for n, (_, ja) in zip(names, texts))
+    state = say(replace(state, revealed=True, throws=()), f"{EN['open'].capitalize()}! {rods}", f"{JA['open']}！ {rods_ja}")
     keys: dict[tuple[int, int], list[int]] = {}
     for i, (d6, special) in enumerate(state.choices):
         if d6 + len(special):
@@ -469,7 +469,7 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
         hands[i] = thrown(hands[i], state.choices[i][1], [d for d in dice if d.colour == state.seats[i].colour])
     lines = [(state.seats[i].name, hands[i]) for i in group]
     state = say(replace(state, hands=tuple(hands)), "Thrown: " + "; ".join(f"{n} {h.line('en')}" for n, h in lines),
-                "振った: " + "; ".join(f"{n} {h.line('ja')}" for n, h in lines))
+                f"{JA['throw']}: " + "、".join(f"{n} {h.line('ja')}" for n, h in lines))
     return _after_action(state)
 
 

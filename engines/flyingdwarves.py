@@ -229,7 +229,7 @@ def _new_round(state: State) -> State:
                     moved=(False,) * n, mover=None, phase="propel")
     name = names(state)[first]
     return say(state, f"{en('round').capitalize()} {r}: {name} starts; choose your {en('propulsion_card')}s in secret.",
-               f"第{r}{ja('round')}: {name}から。{ja('propulsion_card')}を秘密に選んでください。")
+               f"{ja('round')}{r}: {name}から。{ja('propulsion_card')}を秘密に選んでください。")
 
 
 def _card_back(state: State, i: int) -> State:

@@ -986,4 +986,4 @@ def test_a_tape_names_both_ends_even_when_loose():
     assert built.tapes[0] == ((1, 2), "red-1", None)
     # The log names a nest as the board labels it in each language.
     line = ae.view(built)["log"][-1]
-    assert line["en"].endswith("from red-1 to nothing") and line["ja"].endswith(": 赤1〜なし")
+    assert line["en"].endswith("from red-1 to a loose end") and line["ja"].endswith(": 赤1〜つながっていない端")

@@ -56,3 +56,21 @@ def test_undo_and_end_ask_first_and_undo_says_what_it_undid(served, browser, lan
     expect(page.locator("#undone")).to_contain_text(asks.split("? ")[-1].split("？ ")[-1])
     assert len(table.store.events(table.record.id)) == events - 1
     page.close()
+
+
+def test_the_start_form_offers_seat_colours_only_for_games_with_them(served, browser):
+    from playwright.sync_api import expect
+
+    appliance, root = served
+    page = browser.new_page(locale="en-US", viewport={"width": 390, "height": 844})
+    page.goto(root + "/host")
+    page.fill("input[name=pin]", appliance.config.host_pin)
+    page.click("#login-form button[type=submit]")
+    page.locator("#new-game > summary").click()
+    colour = page.locator("#start-form select.seat-colour").first
+    expect(colour).to_be_visible()  # ALEA: seat colours say whose dice
+    page.locator('#game-select label.tile:has(input[value="chiritsumo"])').click()
+    expect(colour).to_be_hidden()  # Chiritsumo's dice colours are the game's, not the seats'
+    page.locator('#game-select label.tile:has(input[value="alea"])').click()
+    expect(colour).to_be_visible()
+    page.close()

@@ -337,7 +337,8 @@
     showToast(field.querySelector("legend").textContent.trim() + ": " + shown, "ok");
   });
 
-  // The host's start form shows the settings of the game chosen only.
+  // The host's start form shows the settings of the game chosen only, and the seats'
+  // colours only for a game whose seats have colours.
   function showSettings() {
     var chosen = document.querySelector("#game-select input:checked");
     document.querySelectorAll(".settings[data-game]").forEach(function (box) {
@@ -345,6 +346,8 @@
       box.hidden = !on;
       box.querySelectorAll("input").forEach(function (input) { input.disabled = !on; });
     });
+    var colours = !chosen || chosen.dataset.colours !== "no";
+    document.querySelectorAll("#start-form select.seat-colour").forEach(function (select) { select.hidden = !colours; });
   }
   document.querySelectorAll("#game-select input").forEach(function (input) { input.addEventListener("change", showSettings); });
   showSettings();

@@ -371,8 +371,10 @@ def test_a_whole_game_of_flying_dwarves_in_chromium(appliance, browser):
                     page = pages.phone(seat)
                     page.locator("#form-propel label.value", has_text=str(hand[-1])).click()
                     page.locator("#send-propel").click()
-                    if seat != choosers[-1]:  # the last lock reveals: the played cards replace it
+                    if seat != choosers[-1]:
                         expect(page.locator("#chosen")).to_have_text(str(hand[-1]))
+                    else:  # the last lock reveals every card: the played cards replace it
+                        expect(page.locator("#played")).to_contain_text(f"{seat} {hand[-1]}")
             pages.wait_for_event(before)
             continue
         # This walk plays no item: the mover moves, a seat with priority passes.

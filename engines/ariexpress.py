@@ -479,7 +479,8 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
         bt, bk = _empty_square(built, bonus, dice[0], "bonus", JA["bonus"])
         built = replace(built, owners=_own(built.owners, bt, bk, i))
     state = _spend(built, dice)
-    ends = f"{start or 'a ' + EN['loose_end']} to {end or 'a ' + EN['loose_end']}"
+    loose = f"a {EN['loose_end']}"
+    ends = f"{start or loose} to {end or loose}"
     extra = (f", {EN['bonus']} {EN['worker']} on {bonus}", f"、{JA['bonus']}で{bonus}") if bonus is not None else ("", "")
     state = say(state, f"{name} built {EN['tape']} {t + 1} ({_faces_text(faces)}) from {ends}{extra[0]}",
                 f"{name}が{JA['tape']}{t + 1}（{_faces_ja(faces)}）を敷いた: {_end_ja(state, start)}〜{_end_ja(state, end)}{extra[1]}")

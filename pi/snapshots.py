@@ -86,12 +86,13 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
     ja: list[str] = []
     for inp in items:
         seats = inp.get("seats") or []
+        prompt = inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))}
         if mine and seat not in seats:
             if not inp.get("secret"):  # never who still chooses in secret
                 others += [s for s in seats if s not in others]
             continue
         if mine:
-            lines = [_choice_words(seat, choosing[seat]) if seat in choosing else inp["prompt"]]
+            lines = [_choice_words(seat, choosing[seat]) if seat in choosing else prompt]
         elif inp.get("secret"):  # (the game's card says nothing is shown until every seat has locked)
             lines = [{"en": "Secret choice: every seat chooses on its button or its seat page.",
                       "ja": "秘密の選択中: 各席がボタンか自分の席のページで選びます。"}]
@@ -99,7 +100,7 @@ def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, 
             # a seat that may do several things is told their names once, not every prompt
             lines = [_choice_words(s, choosing[s]) for s in seats if s in choosing]
             if not seats or any(s not in choosing for s in seats):
-                lines.append(inp.get("prompt") or {"en": str(inp.get("type")), "ja": str(inp.get("type"))})
+                lines.append(prompt)
         for line in lines:
             if line["en"] not in en:
                 en.append(line["en"])

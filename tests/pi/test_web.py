@@ -590,7 +590,7 @@ def test_a_seat_that_may_do_several_things_is_offered_them_by_name(table, config
     assert f'<summary class="big">{seat}: Build a tape</summary>' in host
     other = next(s["name"] for s in SEATS3 if s["name"] != seat)
     page = client.get(f"/seat/{_token(table, other)}").get_data(as_text=True)
-    assert "details class=\"action\"" not in page and "class=\"action-menu\"" not in page
+    assert "details class=\"action\"" not in page and "action-menu" not in page
 
 
 def test_the_host_page_names_each_element_once(table, config):

@@ -73,8 +73,8 @@ def card_from(raw: Any, source: str = "options", default_players: tuple[int, ...
 
     unknown = sorted(set(raw) - _CARD_KEYS)
     if unknown:
-        raise fail(f"unknown key(s) {short(unknown)}; a card has {sorted(_CARD_KEYS)}",
-                   f"不明な項目 {short(unknown)} があります。カードの項目は {sorted(_CARD_KEYS)} です")
+        raise fail(f"unknown key(s) {short(unknown)}; a card has {short(sorted(_CARD_KEYS))}",
+                   f"不明な項目 {short(unknown)} があります。カードの項目は {short(sorted(_CARD_KEYS))} です")
     name = raw.get("name", card_id)
     name_ja = raw.get("name_ja", name)
     if not all(isinstance(n, str) and len(n) <= MAX_CARD_NAME for n in (name, name_ja)):

@@ -114,12 +114,13 @@ def _held(state: State) -> tuple[int, ...]:
 
 def _take(held: tuple[int, ...], faces: Sequence[int], who: str, verb: str, verb_ja: str) -> tuple[int, ...]:
     """``held`` without ``faces`` (each once); IllegalEvent when a face is not held."""
-    left = Counter(held)
+    have, want = Counter(held), Counter(faces)
     for f in faces:
-        if left[f] <= 0:
-            raise IllegalEvent(f"{who} does not hold a {f} to {verb}; the dice {who} may {verb} now: {_faces_text(held)}",
-                               f"{who}の手元に{f}の{JA['dice']}はありません（いま{verb_ja}{JA['dice']}: {_faces_ja(held)}）")
-        left[f] -= 1
+        if have[f] < want[f]:
+            has_en = f"holds only one {f}" if have[f] == 1 else f"does not hold a {f}"
+            has_ja = f"{f}の{JA['dice']}は1個だけです" if have[f] == 1 else f"{f}の{JA['dice']}はありません"
+            raise IllegalEvent(f"{who} {has_en} to {verb}; the dice {who} may {verb} now: {_faces_text(held)}",
+                               f"{who}の手元に{has_ja}（いま{verb_ja}{JA['dice']}: {_faces_ja(held)}）")
     out = list(held)
     for f in faces:
         out.remove(f)
@@ -457,12 +458,12 @@ def _build(state: State, i: int, event: Mapping[str, Any]) -> State:
         raise IllegalEvent(f"build: a {EN['tape']} takes 2 dice, or 1 die whose face no empty square shows; saw {len(dice)}",
                            f"{JA['build']}には{JA['dice']}2個、または空いている{JA['square']}にない{JA['face']}の"
                            f"{JA['dice']}1個を使います（{len(dice)}個でした）")
-    _take(_held(state), dice, name, "build with", "使える")
     if len(dice) == 2 and state.phase != "turn":
         raise IllegalEvent(f"{name} builds with two dice only on their own turn; with a die handed on, "
                            "build with that one die (when no empty square shows it)",
                            f"{JA['dice']}2個で{JA['build']}のは自分の{JA['turn']}だけです。渡された{JA['dice']}では、"
                            f"その{JA['face']}の空いている{JA['square']}がないときに1個で{JA['build']}ことができます")
+    _take(_held(state), dice, name, "build with", "使える")
     if len(dice) == 1:
         _no_square_fits(state, dice[0], f"{name} may not build with one {dice[0]}",
                         f"{name}は{dice[0]}の{JA['dice']}1個で{JA['build']}ことはできません")

@@ -17,7 +17,6 @@ functions on an ``Rng`` value: every draw returns the value and the next ``Rng``
 from __future__ import annotations
 
 import json
-import reprlib
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -146,19 +145,37 @@ def check_colour(colour: Any, label: str, label_ja: str, error: type[EngineError
     return colour
 
 
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 40, 40, 40
-_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
-
-
 def short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for messages that echo input; a huge
-    value costs no more than a small one (``reprlib`` looks at its first items only)."""
-    try:
-        shown = _SHORT.repr(value)
-    except (ValueError, RecursionError):  # an int too long to print, a list nested too deep
-        shown = f"<{type(value).__name__}>"
+    """``value`` written as JSON (``null``, ``true``, ``"red"``), cut to ``limit`` characters,
+    for messages that echo input: scripts and settings are JSON and TOML, so a player never
+    reads Python's ``None``. A huge value costs no more than a small one: only the first 6
+    items of a list or table, the first 40 characters of a text, 3 levels deep."""
+    shown = _json_start(value, 3)
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _json_start(value: Any, depth: int) -> str:
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (int, float)):
+        try:
+            text_ = repr(value)
+        except ValueError:  # a whole number too long to print
+            return "<a number too long to show>"
+        return text_ if len(text_) <= 40 else text_[:37] + "..."
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 40 else value[:37] + "...", ensure_ascii=False)
+    if isinstance(value, dict):
+        if depth <= 0:
+            return "{...}" if value else "{}"
+        parts = [f"{_json_start(k, 0)}: {_json_start(v, depth - 1)}" for k, v in list(value.items())[:7]]
+        return "{" + ", ".join(parts[:6] + ["..."][: len(parts) > 6]) + "}"
+    if isinstance(value, (list, tuple)):
+        if depth <= 0:
+            return "[...]" if value else "[]"
+        parts = [_json_start(v, depth - 1) for v in value[:7]]
+        return "[" + ", ".join(parts[:6] + ["..."][: len(parts) > 6]) + "]"
+    return f"<{type(value).__name__}>"
 
 
 def ascii_int(text_: str) -> int | None:
@@ -250,7 +267,7 @@ def die_from(item: Any, label: str = "die", sides: Iterable[int] = (6,)) -> Die:
                            f"{label_ja}は {{\"colour\": ..., \"face\": 1-6}} か [色, 目] で書いてください（{short(item)}）")
     unknown = sorted(set(item) - {"colour", "color", "face", "sides"})
     if unknown:
-        raise IllegalEvent(f"{label} has unknown key(s) {short(unknown)}; a die has 'colour' and 'face'",
+        raise IllegalEvent(f"{label} has unknown key(s) {short(unknown)}; a die has \"colour\" and \"face\"",
                            f"{label_ja}に不明な項目 {short(unknown)} があります。ダイスは colour と face で書きます")
     colour, face = item.get("colour", item.get("color")), item.get("face")
     n = item.get("sides", 6)
@@ -342,8 +359,8 @@ def event_kind(event: Any, keys: Mapping[str, Any]) -> str:
                            f"{kind} イベントに {', '.join(missing)} がありません（項目は docs/replay.md）")
     unknown = sorted(set(event) - required - optional - {"type", "comment"})
     if unknown:
-        raise IllegalEvent(f"the {kind} event has unknown field(s) {short(unknown)}; expected {sorted(required | optional)}",
-                           f"{kind} イベントに不明な項目 {short(unknown)} があります（使える項目: {sorted(required | optional)}）")
+        raise IllegalEvent(f"the {kind} event has unknown field(s) {short(unknown)}; expected {short(sorted(required | optional))}",
+                           f"{kind} イベントに不明な項目 {short(unknown)} があります（使える項目: {short(sorted(required | optional))}）")
     return kind
 
 
@@ -453,7 +470,7 @@ def apply_move(state: Any, event: Any, moves: Mapping[str, Move], expects: Calla
     if state.phase == "over":
         raise IllegalEvent("the game is over; no event is expected", "ゲームは終わりました。これ以上イベントは受け付けません")
     if row.phases is not None and state.phase not in row.phases:
-        article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+        article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"  # "a uses event"
         raise IllegalEvent.of(joined(text(f"saw {article} {kind} event, but ", f"{kind} イベントが来ましたが、"),
                                      waiting_for(expects(state))))
     new = row.handler(state, event)
@@ -474,7 +491,7 @@ def waiting_for(expects: Mapping[str, Any]) -> dict[str, str]:
     en, ja = [], []
     for inp in inputs:
         who = "" if inp.get("secret") or not inp.get("seats") else f" ({', '.join(inp['seats'])})"
-        en.append(f"{inp['type']}{who}: {inp['prompt']['en']}")
+        en.append(f"{inp['type']}{who}: {inp['prompt']['en'].rstrip('.')}")  # "...; or ..." joins them
         ja.append(f"{inp['type']}{who}: {inp['prompt']['ja']}")
     return text("the table is waiting for " + "; or ".join(en),
                 "待っているのは次の入力です: " + "／".join(ja))

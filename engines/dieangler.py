@@ -359,6 +359,12 @@ def _throw_entry(state: State, i: int, hand: Hand, fish: Fish) -> dict[str, Any]
 
 def apply(state: State, event: Mapping[str, Any]) -> State:
     """The state after ``event``, or ``IllegalEvent`` saying what was seen and expected."""
+    if (state.deck_mode == "dealt" and state.phase != "over" and isinstance(event, Mapping)
+            and event.get("type") == "fish"):
+        raise IllegalEvent(f"saw a fish event, but this game turns over its {EN['fish']} cards itself (deck: dealt); "
+                           "fish events are for a table that turns over its printed deck (deck: physical)",
+                           f"fish イベントが来ましたが、このゲームは{JA['fish']}を自分でめくります（deck: dealt）。"
+                           f"fish イベントは印刷された山札をめくる卓（deck: physical）のものです")
     return apply_move(state, event, MOVES, expects)
 
 

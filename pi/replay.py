@@ -93,7 +93,7 @@ def _whole_number(text: str) -> int:
 def _finite_number(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _Unreadable(f"the number {short(text, 30)} is too large")
+        raise _Unreadable(f"the number {text if len(text) <= 30 else text[:27] + '...'} is too large")
     return value
 
 
@@ -245,7 +245,10 @@ def play_script(stream: IO, out: TextIO, seat: str | None = None) -> int:
     records.append({"final": game.view(state, seat)})
     # Every line strict JSON: the script's numbers are finite, and a NaN from an engine
     # stops here with a ValueError rather than being printed; all is written or nothing.
-    out.write("".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records))
+    lines = [json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records]
+    for line in lines:  # line by line: one huge write to a pipe whose reader left ends short, not with EPIPE
+        out.write(line)
+    out.flush()  # a reader that went away is seen here (exit 141), not after main returned
     return 0
 
 

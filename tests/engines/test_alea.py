@@ -99,7 +99,7 @@ def test_physical_deck_waits_for_the_host_to_name_each_card():
     three = [c.id for c in alea.load_deck() if 3 in c.players]
     assert exp == {"kind": "card", "cards": three}
     five_only = next(c.id for c in alea.load_deck() if 3 not in c.players)
-    with pytest.raises(IllegalEvent, match=f"card '{five_only}' is not in the 3-player deck"):
+    with pytest.raises(IllegalEvent, match=f'card "{five_only}" is not in the 3-player deck'):
         alea.apply(state, {"type": "card", "card": five_only})
     state = alea.apply(state, {"type": "card", "card": three[0]})
     assert alea.view(state)["card"]["id"] == three[0]
@@ -132,9 +132,9 @@ def test_setup_refuses_bad_seats_and_options():
         alea.setup(SEATS[:2], {}, 0)
     with pytest.raises(SetupError, match="3 to 5 seats, saw 6"):
         alea.setup(SEATS + [{"name": "Fu", "colour": "black"}], {}, 0)
-    with pytest.raises(SetupError, match=r"unknown option\(s\) \['speed'\]"):
+    with pytest.raises(SetupError, match=r'unknown option\(s\) \["speed"\]'):
         alea.setup(SEATS[:3], {"speed": 2}, 0)
-    with pytest.raises(SetupError, match="option 'deck' is 'shuffled'; expected one of \"dealt\", \"physical\""):
+    with pytest.raises(SetupError, match="option 'deck' is \"shuffled\"; expected one of \"dealt\", \"physical\""):
         alea.setup(SEATS[:3], {"deck": "shuffled"}, 0)
     with pytest.raises(SetupError, match="option 'target' is 0; expected a whole number from 1 to 1000000"):
         alea.setup(SEATS[:3], {"target": 0}, 0)
@@ -179,7 +179,7 @@ def test_declaration_must_be_0_to_5():
 
 
 def test_declaration_by_unknown_seat_refused():
-    with pytest.raises(IllegalEvent, match="unknown seat 'Zed'; the seats are Aki, Ben, Cy"):
+    with pytest.raises(IllegalEvent, match='unknown seat "Zed"; the seats are Aki, Ben, Cy'):
         declare(game(), Zed=1)
 
 
@@ -404,10 +404,10 @@ def test_declaration_while_a_throw_is_awaited_is_refused():
 def test_malformed_events_are_refused():
     state = game()
     for event, message in [
-        ({"type": "roll"}, "unknown event type 'roll'; expected one of declare, card, throw"),
-        ({"seat": "Aki", "value": 1}, "unknown event type None"),
+        ({"type": "roll"}, 'unknown event type "roll"; expected one of declare, card, throw'),
+        ({"seat": "Aki", "value": 1}, "unknown event type null"),
         ({"type": "declare", "seat": "Aki"}, "the declare event has no value"),
-        ({"type": "declare", "seat": "Aki", "value": 1, "colour": "red"}, r"unknown field\(s\) \['colour'\]"),
+        ({"type": "declare", "seat": "Aki", "value": 1, "colour": "red"}, r'unknown field\(s\) \["colour"\]'),
         ("declare Aki 1", "an event is an object"),
     ]:
         with pytest.raises(IllegalEvent, match=message):
@@ -444,7 +444,7 @@ def test_view_is_plain_json_with_the_contract_keys():
         assert key in view
     assert view["game"] == "alea"
     assert all(set(line) == {"en", "ja"} for line in view["log"])
-    with pytest.raises(ValueError, match="unknown seat 'Zed'"):
+    with pytest.raises(ValueError, match='unknown seat "Zed"'):
         alea.view(state, "Zed")
 
 
@@ -538,7 +538,7 @@ def test_options_that_are_not_plain_numbers_or_too_big_are_refused():
 
 
 def test_a_seat_coloured_like_the_any_colour_wildcard_is_refused():
-    with pytest.raises(SetupError, match="has the colour '\\*'"):
+    with pytest.raises(SetupError, match='has the colour "\\*"'):
         alea.setup([{"name": "Aki", "colour": "*"}] + SEATS[1:3], {}, 0)
 
 

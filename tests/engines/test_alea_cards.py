@@ -53,7 +53,7 @@ def test_default_deck_has_at_least_8_cards_for_each_player_count():
         ('id = "B3"\nplayers = [2, 3]\ncondition = "1 1"', r"card B3: 'players' must be a list of player counts"),
         ('id = "B4"\ncondition = "1 1"', r"card B4: 'players' must be a list"),
         ('id = "B5"\nplayers = [3]', "card B5: 'condition' must be text"),
-        ('id = "B6"\nplayers = [3]\ncondition = "1 1"\ncolour = "red"', r"card B6: unknown key\(s\) \['colour'\]"),
+        ('id = "B6"\nplayers = [3]\ncondition = "1 1"\ncolour = "red"', r'card B6: unknown key\(s\) \["colour"\]'),
         ('id = "B7"\nplayers = [3]\ncondition = "A B C D E F G"', "card B7: .*more than 6 different letters"),
         ('id = "B8"\nplayers = [3]\ncondition = "count(6) > count(6)"', "card B8: .*can never trigger"),
         ('id = "B9"\nplayers = [3]\ncondition = "1 and"', "card B9: cannot read"),

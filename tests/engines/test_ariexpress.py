@@ -316,7 +316,7 @@ def test_a_thrown_die_colour_is_not_checked():
 def test_keep_refusals_face_not_thrown_each_die_once():
     s = throw(new(3), 2, 3, 4, 5)
     refused(s, ev("keep", "Aki", dice=[2, 6]), "does not hold a 6")
-    refused(s, ev("keep", "Aki", dice=[2, 2]), "does not hold a 2")
+    refused(s, ev("keep", "Aki", dice=[2, 2]), "holds only one 2")
     refused(s, ev("keep", "Aki", dice=[2, 7]), "1-6")
     refused(s, ev("keep", "Aki", dice=[["white", 2], ["white", 3]]))
     s = keep(s, 5, 2)
@@ -377,7 +377,7 @@ def test_a_die_the_seat_does_not_hold_is_refused():
     refused(s, ev("build", "Aki", dice=[3, 5], tape=tape([1, 2])), "does not hold a 5")
     refused(s, ev("build", "Aki", dice=[3, 1], tape=tape([1, 2])), "does not hold a 1")  # handed on
     refused(s, ev("pass", "Aki", die=2), "does not hold a 2")
-    refused(s, ev("build", "Aki", dice=[3, 3], tape=tape([1, 2])), "does not hold a 3")  # each die once
+    refused(s, ev("build", "Aki", dice=[3, 3], tape=tape([1, 2])), "holds only one 3")  # each die once
     s = build(s, [3, 4], [5, 6])
     refused(s, ev("pass", "Ben", die=3), "does not hold a 3")  # kept by Aki, spent
     s = pass_(s, 1)
@@ -393,6 +393,7 @@ def test_two_dice_only_from_the_turn_player():
     s = build(s, [1, 2], [6, 6])
     assert s.handed == (3, 4, 5)
     refused(s, ev("build", "Ben", dice=[3, 4], tape=tape([1, 2])), "two dice only on their own turn")
+    refused(s, ev("build", "Ben", dice=[3, 6], tape=tape([1, 2])), "two dice only on their own turn")  # 6 not handed
 
 
 # --- dice in hand ---------------------------------------------------------------------------
@@ -584,7 +585,7 @@ def test_one_die_build_or_pass_only_when_no_empty_square_shows_its_face():
 
 def test_no_square_fits_is_judged_as_the_die_is_spent():
     s = turn(3, [1, 2, 5, 5], [1, 2])
-    refused(s, ev("place", "Aki", die=1, square="t1.1"), "no square 't1.1'; empty squares showing 1: none")
+    refused(s, ev("place", "Aki", die=1, square="t1.1"), 'no square "t1.1"; empty squares showing 1: none')
     s = build(s, [1, 2], [6, 5, 6], "red-1", None)  # a new empty 5: t1.2
     refused(s, ev("pass", "Ben", die=5), "t1.2 show 5")
     s = place(s, 5, "t1.2")
@@ -610,7 +611,7 @@ def test_place_a_worker_on_an_empty_square_of_the_die_face():
     s = build(s, [1, 2], [6, 3, 4, 3, 6], "red-1", "red-2")
     refused(s, ev("place", "Ben", die=3, square="t1.3"), "shows 4, not 3")
     refused(s, ev("place", "Ben", die=3, square="t1.1"), "taken by Aki")
-    refused(s, ev("place", "Ben", die=3, square="t2.2"), "no square 't2.2'")
+    refused(s, ev("place", "Ben", die=3, square="t2.2"), 'no square "t2.2"')
     refused(s, ev("place", "Ben", die=3, square=None), "no square")
     refused(s, ev("place", "Ben", die=5, square="t1.2"), "does not hold a 5")
     s = place(s, 3, "t1.4")

@@ -85,7 +85,7 @@ def test_seats_from_accepts_dicts_and_seats_and_checks_them():
         seats_from([Seat("Aki", "red"), Seat("Ben", "red")], 2, 5)
     with pytest.raises(SetupError, match="share the name 'Aki'"):
         seats_from([Seat("Aki", "red"), Seat("Aki", "blue")], 2, 5)
-    with pytest.raises(SetupError, match="has the colour None"):
+    with pytest.raises(SetupError, match="has the colour null"):
         seats_from([{"name": "Aki"}], 1, 5)
     # colours are names chosen per table (RULES.md), not only those the host page offers
     assert seats_from([{"name": "Aki", "colour": "amber"}, {"name": "Ben", "colour": "smoky quartz"}], 2, 5) == (
@@ -94,7 +94,7 @@ def test_seats_from_accepts_dicts_and_seats_and_checks_them():
         with pytest.raises(SetupError, match="a colour is a name of 1 to 40 printable characters"):
             seats_from([{"name": "Aki", "colour": bad}], 1, 5)
     # the "any colour" wildcard of an input's dice is no seat colour
-    with pytest.raises(SetupError, match="has the colour '\\*'") as refused:
+    with pytest.raises(SetupError, match='has the colour "\\*"') as refused:
         seats_from([{"name": "Aki", "colour": "*"}], 1, 5)
     assert refused.value.ja != refused.value.en and "色" in refused.value.ja
     with pytest.raises(SetupError, match="usable name"):
@@ -109,8 +109,8 @@ def test_dice_from_reads_colour_and_face_and_refuses_bad_dice():
     for bad, message in [
         ([{"colour": "red", "face": 7}], "shows 7; expected a face from 1 to 6"),
         ([{"colour": "red", "face": 0}], "shows 0"),
-        ([{"colour": "red", "face": True}], "shows True"),
-        ([{"colour": "red", "face": "3"}], "shows '3'"),
+        ([{"colour": "red", "face": True}], "shows true"),
+        ([{"colour": "red", "face": "3"}], 'shows "3"'),
         ([{"face": 3}], "has no colour"),
         ([{"colour": "red", "face": 3, "sides": 8}], "has 8 sides"),
         ([{"colour": "red", "face": 3, "spin": 1}], "unknown key"),
@@ -149,7 +149,7 @@ def test_replay_applies_events_and_reports_refusals():
     state, steps = replay(alea, seats, {}, 5, events)
     assert [s.accepted for s in steps] == [True, False, False]
     assert "already declared" in steps[1].error
-    assert "unknown seat 'Zed'" in steps[2].error
+    assert 'unknown seat "Zed"' in steps[2].error
     assert event_list(state) == events[:1]
 
 
@@ -181,3 +181,14 @@ def test_a_seat_offered_several_inputs_at_once_needs_each_ones_action():
     assert offered(build, named) == ["Aki may send ['build', 'pass'] at once, and not every one names its action"]
     assert offered(dict(build, action=text("Build", "作る")), named) == []
     assert offered(dict(named, action={"en": "Pass"})) == ["input 'pass' has an action not named in both languages"]
+
+
+def test_waiting_for_joins_the_prompts_of_several_inputs_into_one_sentence():
+    from engines.core import waiting_for
+
+    expects = {"inputs": [{"type": "exchange", "seats": ["Aki"], "prompt": {"en": "Swap two dice.", "ja": "交換する。"}},
+                          {"type": "throw", "seats": ["Aki"], "prompt": {"en": "Throw.", "ja": "振る。"}},
+                          {"type": "declare", "seats": ["Ben"], "secret": True, "prompt": {"en": "Declare.", "ja": "宣言。"}}]}
+    said = waiting_for(expects)
+    assert said["en"] == "the table is waiting for exchange (Aki): Swap two dice; or throw (Aki): Throw; or declare: Declare"
+    assert said["ja"] == "待っているのは次の入力です: exchange (Aki): 交換する。／throw (Aki): 振る。／declare: 宣言。"

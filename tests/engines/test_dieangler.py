@@ -73,7 +73,7 @@ def test_bad_fish_file_names_the_file_the_fish_and_the_fault(tmp_path):
     with pytest.raises(DataError, match=r"fish Z8: .*at least 2 marks"):
         da.load_fish(path)
     path.write_text('[[fish]]\nid = "Z7"\ntarget = 5\ncondition = "big"\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"fish Z7: condition 'big'"):
+    with pytest.raises(DataError, match=r'fish Z7: condition "big"'):
         da.load_fish(path)
 
 
@@ -101,7 +101,7 @@ def test_seat_counts_two_to_five():
 def test_dealt_deck_plays_the_first_fish_and_sets_the_rest_aside():
     state = da.setup(SEATS, {"fish": FISH, "play": 2}, 3)
     assert len(state.pile) == 1 and len(state.aside) == 3 and state.phase == "choose"
-    refused(state, {"type": "fish", "fish": "P1"}, "saw a fish event")
+    refused(state, {"type": "fish", "fish": "P1"}, "saw a fish event", "turns over its fish cards itself (deck: dealt)")
 
 
 # --- conditions ---------------------------------------------------------------------------

@@ -134,11 +134,11 @@ def test_a_rethrow_refuses_what_is_not_a_die_or_too_much():
     refused(state, dict(rethrow, picked=[10**100]), "picked holds 1000")
     refused(state, dict(rethrow, picked=[float("nan")]), "picked holds nan")
     refused(state, dict(rethrow, picked=[1.0]), "picked holds 1.0")
-    refused(state, dict(rethrow, picked=[True]), "picked holds True")
+    refused(state, dict(rethrow, picked=[True]), "picked holds true")
     refused(state, dict(rethrow, picked=[1] * 10**5), f"at most {MAX_DICE}")
-    refused(state, dict(rethrow, picked="d20"), "picked must be a list of", "saw 'd20'")
+    refused(state, dict(rethrow, picked="d20"), "picked must be a list of", 'saw "d20"')
     refused(state, dict(rethrow, picked=["x" * 10**6]), "not a special die")
-    refused(state, dict(rethrow, picked=[1], by=["d10"]), "by is ['d10']")
+    refused(state, dict(rethrow, picked=[1], by=["d10"]), 'by is ["d10"]')
     refused(state, dict(rethrow, picked=[1], dice=[["red", 1]] * 10**5), f"at most {MAX_DICE}")
 
 

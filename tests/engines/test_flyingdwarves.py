@@ -599,10 +599,10 @@ def test_default_data_is_valid_and_sized():
 def test_bad_data_names_file_entry_and_fault(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text('board = ["start", "mine 1", "lot", "volcano", "lot", "mine 2"]\nitems = ["+1"]\n')
-    with pytest.raises(DataError, match=r"bad.toml: board space 3 \('volcano'\).*unknown space"):
+    with pytest.raises(DataError, match=r'bad.toml: board space 3 \("volcano"\).*unknown space'):
         fd.load_data(p)
     p.write_text('board = ["start", "mine 1", "lot", "wasteland", "lot", "mine 2"]\nitems = ["+1", "+0"]\n')
-    with pytest.raises(DataError, match=r"bad.toml: item card 2 \('\+0'\)"):
+    with pytest.raises(DataError, match=r'bad.toml: item card 2 \("\+0"\)'):
         fd.load_data(p)
     with pytest.raises(SetupError, match="option board: board space 0"):
         fd.setup(seats(3), {"board": ["lot"] * 8}, 0)

@@ -4,6 +4,7 @@ with IllegalEvent; a refusal changes nothing; nothing else is ever raised."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +15,7 @@ from engines.core import IllegalEvent
 
 NAMES = ["Aki", "Ben", "Chika", "Dan", "Emi"]
 COLOURS = ["red", "blue", "green", "yellow", "purple"]
+PYTHON_WORDS = re.compile(r'(?<!")\b(None|True|False)\b(?!")')
 
 
 def _ready():
@@ -96,6 +98,8 @@ def test_random_events_are_applied_or_refused_and_a_refusal_changes_nothing(engi
             new = engine.apply(state, event)
         except IllegalEvent as exc:
             assert str(exc)  # a message a player can act on
+            # in the words of JSON, which scripts are written in: null and true, never None and True
+            assert not PYTHON_WORDS.search(str(exc)), str(exc)
             assert (engine.view(state), engine.expects(state), state.events) == before
             continue
         assert len(new.events) == len(state.events) + 1

@@ -385,13 +385,10 @@ def _propel(state: State, event: Mapping[str, Any]) -> State:
         raise IllegalEvent(f"you have already chosen your {en('propulsion_card')} this {en('round')}",
                            f"この{ja('round')}の{ja('propulsion_card')}はもう選んであります")
     card, top, hand = event["card"], top_card(state), state.hands[i]
-    if not whole(card, 0, 5):
-        raise IllegalEvent(f"a {en('propulsion_card')} is a number 0-5, saw {short(card)}",
-                           f"{ja('propulsion_card')}は0〜5の数字です（{short(card)}）")
-    if card > top:
-        raise IllegalEvent(f"there is no {en('propulsion_card')} {card} with {len(state.seats)} players "
-                           f"(cards 0-{top})",
-                           f"{len(state.seats)}人では{ja('propulsion_card')}{card}は使いません（0〜{top}）")
+    if not whole(card, 0, top):
+        raise IllegalEvent(f"a {en('propulsion_card')} is a whole number 0-{top} with {len(state.seats)} players, "
+                           f"saw {short(card)}",
+                           f"{len(state.seats)}人の{ja('propulsion_card')}は0〜{top}の整数です（{short(card)}）")
     if card not in hand:
         raise IllegalEvent(f"card {card} is not in your {en('hand')}; "
                            f"your {en('hand')} holds {', '.join(map(str, hand))}",
@@ -472,8 +469,12 @@ def _lot_arg(state: State, lot: Any) -> int | None:
     if lot is None:
         return None
     rooms = lots_with_room(state)
-    if not whole(lot, 0, len(state.board)) or lot not in rooms:
-        listed = ", ".join(map(str, rooms))
+    listed = ", ".join(map(str, rooms))
+    if not whole(lot, 0, len(state.board)):
+        raise IllegalEvent(f"a {en('lot')} is named by its {en('space')}'s number, like {rooms[0] if rooms else 1}; "
+                           f"saw {short(lot)}; choose one of {listed or 'none'} or null",
+                           f"{ja('lot')}は{ja('space')}の番号で書きます（{short(lot)}）。{listed} のどれかか null を選んでください")
+    if lot not in rooms:
         raise IllegalEvent(f"{en('space')} {short(lot)} is not a {en('lot')} with room; choose one of {listed} or null",
                            f"{short(lot)} は空きのある{ja('lot')}ではありません。{listed} のどれかか null を選んでください")
     return lot

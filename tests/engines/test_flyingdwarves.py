@@ -147,7 +147,7 @@ def test_propel_refusals_name_only_the_own_hand():
     with pytest.raises(IllegalEvent, match="your hand holds 0, 1") as err:
         fd.apply(s, ev("propel", "Aki", card=3))
     assert "2, 3" not in str(err.value)
-    with pytest.raises(IllegalEvent, match="no propulsion card 5"):
+    with pytest.raises(IllegalEvent, match="a propulsion card is a whole number 0-4 with 3 players, saw 5"):
         fd.apply(s, ev("propel", "Aki", card=5))
     s = fd.apply(s, ev("propel", "Aki", card=1))
     with pytest.raises(IllegalEvent, match="already"):
@@ -374,8 +374,10 @@ def test_start_cube_after_one_lap_and_goal_bonuses_and_end():
     assert s.points[0] == 5 and s.phase == "start_cube"
     opts = [o["value"] for o in fd.expects(s)["inputs"][0]["fields"][0]["options"]]
     assert opts == [4, 7, 9, None]
-    with pytest.raises(IllegalEvent):
+    with pytest.raises(IllegalEvent, match="is not a lot with room; choose one of 4, 7, 9 or null"):
         fd.apply(s, ev("start_cube", "Aki", lot=1))
+    with pytest.raises(IllegalEvent, match='a lot is named by its space\'s number, like 4; saw "7"'):
+        fd.apply(s, ev("start_cube", "Aki", lot="7"))
     s = fd.apply(s, ev("start_cube", "Aki", lot=7))
     assert s.cubes[7][0] == 1 and not s.start_cube[0] and s.supply[0] == 4
     s = fd.apply(s, ev("move", "Ben"))  # 2L+1 is blocked by Aki: 2L, the start: goal, first

@@ -14,6 +14,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import engines
+from engines.core import short
 from pi import inputs
 from pi.ledger import Ledger, entry_of, rebuild
 from pi.words import Result, error, no_game, ok, refused
@@ -59,7 +61,7 @@ class Lifecycle:
         try:
             engine = table.engine_loader(game)
         except (ValueError, NotImplementedError) as exc:
-            return error(str(exc), f"このゲームはまだ遊べません: {exc}")
+            return error(str(exc), f"ゲーム {short(game)} はまだ遊べません。遊べるのは {', '.join(engines.GAMES)} です")
         seats, problem = table.seats_with_buttons(seats)
         if problem is not None:
             return problem
@@ -68,7 +70,7 @@ class Lifecycle:
         try:
             state = engine.setup(engine_seats(seats), dict(options), seed)
         except ValueError as exc:  # SetupError
-            return error(str(exc), f"ゲームを始められません: {exc}")
+            return error(str(exc), f"ゲームを始められません: {getattr(exc, 'ja', exc)}")
         with table._lock:
             # The game it replaces ends in the same transaction: a start that fails (a full
             # disk, options the store cannot keep) leaves the game on the table as it was.
@@ -290,9 +292,9 @@ class Lifecycle:
                          f"保存できませんでした（{exc}）。何も変わっていません。データフォルダを確認してください。")
         table.ledger.entries.append(entry)
         table.state = state
-        table.undone = None
         if not (entry.secret and not entry.revealed):  # seen by everyone: a new turn for undo
             table.reopened = False
+            table.undone = None  # a hidden lock leaves it up: its going would show who locked
         table.throws.pending = None
         if "dice" in event:
             table.demo.forget()

@@ -26,9 +26,7 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
         log = table.ledger.marked(view.get("log") or []) if view is not None else []
         expects = table.expects_now()
         shown = inputs.inputs(public(expects)) if expects is not None else []
-        # A seat's own secret input names only that seat, never who else still chooses.
-        mine = [dict(i, seats=[seat]) if i.get("secret") else i
-                for i in inputs.for_seat(expects, seat)] if seat is not None else []
+        mine = [_own(i, seat) for i in inputs.for_seat(expects, seat)] if seat is not None else []
         to_type = (throws.pending or {}).get("missing", {}).get(seat, []) if seat is not None else []
         snap: dict[str, Any] = {
             "game": table.record.public() if table.record else None,
@@ -64,6 +62,16 @@ def snapshot(table: Any, seat: str | None = None) -> dict[str, Any]:
     # tell an observer that something happened (a seat locking its secret choice).
     snap["version"] = hashlib.sha256(json.dumps(snap, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return snap
+
+
+def _own(inp: Mapping[str, Any], seat: str) -> dict[str, Any]:
+    """An input as ``seat``'s own page sees it: a secret one names only that seat, never who
+    else still chooses, and a field's ``only`` (what each seat may choose) keeps that seat's."""
+    out = dict(inp, seats=[seat]) if inp.get("secret") else dict(inp)
+    if "fields" in inp:
+        out["fields"] = [dict(f, only={s: v for s, v in f["only"].items() if s == seat}) if "only" in f else f
+                         for f in inp["fields"]]
+    return out
 
 
 def due_words(expects: Mapping[str, Any] | None, seat: str | None) -> dict[str, str]:

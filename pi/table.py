@@ -29,6 +29,7 @@ import threading
 import time
 from typing import Any, Callable, Mapping, Sequence
 
+from engines.core import short
 from pi import inputs
 from pi.buttons import Buttons
 from pi.calibration import Calibration
@@ -89,7 +90,7 @@ class Table:
         self.state: Any = None
         self.ledger: Ledger | None = None  # the game's events, their sources, log lines and rounds
         self.warning: dict[str, str] | None = None
-        self.undone: dict[str, str] | None = None  # what the last undo took back, until the next event
+        self.undone: dict[str, str] | None = None  # what the last undo took back, until the next event all see
         # An undo has reopened the open secret choice: the next one takes back what came before.
         self.reopened = False
         self.notes: dict[str, dict[str, str]] = {}  # per seat, shown on its own page only
@@ -288,8 +289,9 @@ class Table:
     def _not_now(self, seat: str | None, type_: Any, expects: Mapping[str, Any]) -> Result:
         who = seat or "The host"
         due = due_words(expects, seat)
-        return error(f"{who} cannot send {type_!s} now. {due['en']}",
-                     f"{seat or 'ホスト'}はいま「{type_!s}」を送れません。{due['ja']}")
+        shown = type_ if isinstance(type_, str) and len(type_) <= 40 else short(type_)
+        return error(f"{who} cannot send {shown} now. {due['en']}",
+                     f"{seat or 'ホスト'}はいま「{shown}」を送れません。{due['ja']}")
 
     def apply(self, event: dict[str, Any], source: str) -> Result:
         """The engine checks ``event``, the store commits it with its ``source``, forced

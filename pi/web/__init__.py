@@ -120,6 +120,10 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         # Wrong PINs from one address within an hour that lock it out for PIN_LOCKOUT_S.
         PIN_LOCKOUT_AFTER=10,
         PIN_LOCKOUT_S=900.0,
+        # Wrong PINs within an hour from every address together (a phone may change its
+        # address): beyond them nobody logs in until the hour has passed, or dicetable restarts.
+        # 30 an hour: a 4-digit PIN takes about a week to guess.
+        PIN_TABLE_LIMIT=30,
         CSRF=True,
         # No request of the pages is bigger (a typed throw, a form); larger ones get a 413.
         MAX_CONTENT_LENGTH=64 * 1024,
@@ -142,6 +146,13 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         from pi.web import demo
 
         app.register_blueprint(demo.bp)
+
+    @app.before_request
+    def _language() -> None:
+        """First of the hooks: the pages the others answer with speak the reader's language too."""
+        g.lang = i18n.choose_language(
+            request.cookies.get("lang"), request.accept_languages, getattr(config, "language", "en")
+        )
 
     @app.before_request
     def _json_body():
@@ -172,12 +183,6 @@ def create_app(table: Any, config: Any, test_config: dict[str, Any] | None = Non
         if not expected or not secrets.compare_digest(str(given).encode(), str(expected).encode()):
             return error_response(403, i18n.both("csrf_failed"))
         return None
-
-    @app.before_request
-    def _language() -> None:
-        g.lang = i18n.choose_language(
-            request.cookies.get("lang"), request.accept_languages, getattr(config, "language", "en")
-        )
 
     @app.template_global()
     @pass_context

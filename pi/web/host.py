@@ -249,7 +249,9 @@ def _qr_svg(url: str) -> str:
 def login():
     """The PIN check: per address, ``PIN_ATTEMPTS`` wrong PINs in ``PIN_WINDOW_S`` wait out
     the window (429), and ``PIN_LOCKOUT_AFTER`` wrong PINs within an hour lock the address
-    out for ``PIN_LOCKOUT_S``. Nothing of the PIN is logged."""
+    out for ``PIN_LOCKOUT_S``; ``PIN_TABLE_LIMIT`` wrong PINs within an hour from all
+    addresses together lock every address out until the hour has passed. Nothing of the PIN
+    is logged."""
     address = request.remote_addr or "?"
     now = time.monotonic()
     config = current_app.config
@@ -259,6 +261,9 @@ def login():
             tries.popleft()
         if len(tries) >= int(config["PIN_LOCKOUT_AFTER"]) and now - tries[-1] < float(config["PIN_LOCKOUT_S"]):
             return error_response(429, i18n.both("locked_out"))
+        # The whole table's wrong PINs: a phone that changes its address gets no more tries.
+        if sum(1 for times in _failures().values() for t in times if now - t <= 3600.0) >= int(config["PIN_TABLE_LIMIT"]):
+            return error_response(429, i18n.both("table_locked_out"))
         recent = sum(1 for t in tries if now - t <= float(config["PIN_WINDOW_S"]))
         if recent >= int(config["PIN_ATTEMPTS"]):
             return error_response(429, i18n.both("too_many_pins"))
@@ -424,7 +429,9 @@ def undo():
     shown = json_object().get("undo") if request.is_json else request.form.get("undo")
     if shown is not None and shown != undo_key(table):
         return _done({"ok": False, "error": i18n.both("undo_changed")})
-    return _done(table.undo())
+    done = table.undo()
+    done.pop("undone", None)  # how many events: during a secret choice, how many seats have locked
+    return _done(done)
 
 
 @bp.post("/end")

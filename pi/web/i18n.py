@@ -53,6 +53,10 @@ STRINGS: dict[str, dict[str, str]] = {
                     "ja": "このフォームは期限切れか、このテーブルのページから送られていません。再読み込みしてやり直してください。"},
     "locked_out": {"en": "Too many wrong PINs from this device: the host page is locked for 15 minutes.",
                    "ja": "この端末からのPINの誤りが多すぎます。ホスト画面は15分間ロックされます。"},
+    "table_locked_out": {"en": "Too many wrong PINs at this table in the last hour: the host page is locked. "
+                                 "Try again later, or restart dicetable on the Pi (sudo systemctl restart dicetable).",
+                         "ja": "この1時間にPINの誤りが多すぎたため、ホスト画面はロックされています。しばらくしてから試すか、"
+                               "Piで dicetable を再起動してください（sudo systemctl restart dicetable）。"},
     "reissue_links": {"en": "Reissue the seat links (the old ones stop working)",
                       "ja": "席のリンクを再発行（古いリンクは無効になります）"},
     "streams_full": {"en": "Every live-update slot is taken; this page updates every few seconds instead.",

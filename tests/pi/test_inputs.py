@@ -115,6 +115,9 @@ def test_a_secret_choice_from_a_button_a_phone_form_and_the_host_is_refused(toy,
     # The host may not make a player's secret choice.
     host = table.act(None, "bid", {"seat": "Aki", "n": 1})
     assert not host["ok"] and "cannot send bid" in host["error"]["en"]
+    huge = table.act("Ben", "x" * 20_000, {})["error"]
+    assert len(huge["en"]) < 1_000 and len(huge["ja"]) < 1_000  # a type is echoed cut short
+    assert "cannot send null now" in table.act("Ben", None, {})["error"]["en"]
     # Ben on his phone: a form with a checkbox list; the LED follows.
     sent = client.post(f"/seat/{token}/act", data={"type": "bid", "n": "2", "extra": ["y"], "extra.present": "1"})
     assert sent.status_code == 302

@@ -152,7 +152,10 @@ def test_undo_of_a_reveal_takes_back_every_choice_of_that_round(table):
     assert table.undo()["ok"]
     assert len(_events(table)) == before and table.expects_now()["inputs"][0]["seats"] == ["Aki", "Ben", "Chie"]
     assert table.snapshot()["undone"] == {"en": f"Undone: {words['en']}.", "ja": f"取り消しました: {words['ja']}"}
-    assert table.act("Aki", "bid", {"n": 2})["ok"] and table.snapshot()["undone"] is None  # until the next event
+    undone = table.snapshot()["undone"]
+    assert table.act("Aki", "bid", {"n": 2})["ok"] and table.snapshot()["undone"] == undone  # a hidden lock: no tell
+    assert table.act("Ben", "bid", {"n": 1})["ok"] and table.act("Chie", "bid", {"n": 0})["ok"]
+    assert table.snapshot()["undone"] is None  # until the next event everyone sees
 
 
 def test_an_open_secret_choice_changes_nothing_the_host_sees(table):
@@ -278,3 +281,11 @@ def test_no_game_is_left_waiting_on_a_forced_move(table, game):
     for entry in table.ledger.entries:
         if entry.source == "forced":
             assert not entry.secret and not entry.throw
+
+
+def test_a_game_that_cannot_start_says_why_in_both_languages(table):
+    seat = [{"name": "Aki", "colour": "red"}]
+    few = table.start_game("alea", seat, {}, seed=1)  # ALEA is for 3 to 5
+    assert not few["ok"] and few["error"]["ja"] == "ゲームを始められません: このゲームは3〜5人用です（1席）"
+    unknown = table.start_game("chess", seat, {}, seed=1)
+    assert not unknown["ok"] and '"chess"' in unknown["error"]["ja"] and "alea" in unknown["error"]["ja"]

@@ -142,3 +142,18 @@ def test_no_secret_choice_can_be_read_before_the_reveal(game, panel_and_table, c
             break
     if game in SECRET_GAMES:
         assert secret_rounds > 0, f"{game}: the drive never reached a secret choice"
+
+
+def test_a_seats_page_holds_what_that_seat_may_choose_and_nobody_elses(table):
+    seats = [{"name": n, "colour": c} for n, c in zip(NAMES[:3], COLOURS[:3])]
+    assert table.start_game("flyingdwarves", seats, {}, seed=3)["ok"]
+    for _ in range(40):  # to the first choice of propulsion cards, whose field's "only" lists each hand
+        due = table.expects_now()["inputs"]
+        if any(f.get("only") for i in due for f in i.get("fields", [])):
+            break
+        assert _step(table, random.Random(1))
+    else:
+        raise AssertionError("no input with a per-seat field came up")
+    mine = table.snapshot("Ben")["my_inputs"]
+    onlies = [f["only"] for i in mine for f in i.get("fields", []) if "only" in f]
+    assert onlies and all(set(only) == {"Ben"} for only in onlies), onlies

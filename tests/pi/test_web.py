@@ -195,7 +195,7 @@ def test_host_starts_corrects_undoes_and_ends(client, table, store):
     assert refused.status_code == 409 and "deck" in refused.json["error"]["en"]
     bad_options = client.post("/host/start", data={**form, "alea.target": "seven", "confirm": "1"},
                               headers={"Accept-Language": "en"}, follow_redirects=True)
-    assert "option &#39;target&#39; is &#39;seven&#39;" in bad_options.get_data(as_text=True)  # never offered
+    assert "option &#39;target&#39; is &#34;seven&#34;" in bad_options.get_data(as_text=True)  # never offered
     assert kind(table) == "card"  # the refused starts changed nothing
     card = first_card(table)
     assert client.post("/host/act", json={"type": "card", "card": "NOPE"}).status_code == 409
@@ -439,6 +439,8 @@ def test_host_actions_need_the_csrf_token_of_the_session(client, table):
     events = len(table.store.events(table.record.id))
     forged = client.post("/host/undo", headers={"Accept-Language": "en"})
     assert forged.status_code == 403 and "reload the page" in forged.get_data(as_text=True)
+    forged_ja = client.post("/host/undo", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert '<html lang="ja"' in forged_ja and "reload the page" not in forged_ja  # the hooks' pages speak it too
     assert client.post("/host/end", json={}, headers={"X-CSRF-Token": "guess"}).status_code == 403
     assert table.record is not None and len(table.store.events(table.record.id)) == events
     page = client.get("/host").get_data(as_text=True)
@@ -454,6 +456,19 @@ def test_repeated_wrong_pins_lock_the_address_out(table, config):
         assert client.post("/host/login", data={"pin": "0000"}).status_code == 403
     locked = client.post("/host/login", data={"pin": "4821"}, headers={"Accept-Language": "en"})
     assert locked.status_code == 429 and "locked for 15 minutes" in locked.get_data(as_text=True)
+
+
+def test_wrong_pins_from_many_addresses_lock_the_whole_table_out(table, config):
+    app = create_app(table, config, {"TESTING": True, "PIN_TABLE_LIMIT": 6})
+    client = app.test_client()
+    _csrf(client)
+    for address in range(6):  # a phone that changes its address after each wrong PIN
+        wrong = client.post("/host/login", data={"pin": "0000"}, environ_base={"REMOTE_ADDR": f"10.42.0.{address + 10}"})
+        assert wrong.status_code == 403
+    right = client.post("/host/login", data={"pin": "4821"}, headers={"Accept-Language": "en"},
+                        environ_base={"REMOTE_ADDR": "10.42.0.99"})
+    assert right.status_code == 429 and "restart dicetable" in right.get_data(as_text=True)
+    assert 'name="pin"' in client.get("/host").get_data(as_text=True)  # still the login page
 
 
 def test_reissued_seat_links_replace_the_old_ones(client, table, store):
@@ -526,6 +541,12 @@ def test_the_host_page_does_not_change_when_a_seat_locks(client, table):
     assert 'id="correct-form"' in before
     declare(table, "Ben", 3)  # the first lock of round 2
     assert client.get("/host").get_data(as_text=True) == before
+    undone = client.post("/host/undo", json={"confirm": True}).json
+    assert undone["ok"] and "undone" not in undone  # its count would say how many seats had locked
+    status = client.get("/").get_data(as_text=True)
+    assert 'id="undone"' in status
+    declare(table, "Chie", 1)  # a lock after the undo: the notice stays, or its going would tell who
+    assert client.get("/").get_data(as_text=True) == status
 
 
 def test_history_says_who_won_or_that_the_host_ended_it(client, table):

@@ -66,7 +66,8 @@ class Lifecycle:
         if problem is not None:
             return problem
         options = dict(options or {})
-        seed = secrets.randbits(31) if seed is None else int(seed)
+        # 63 bits: too many seeds for a player to search for the one that deals the cards seen
+        seed = secrets.randbits(63) if seed is None else int(seed)
         try:
             state = engine.setup(engine_seats(seats), dict(options), seed)
         except ValueError as exc:  # SetupError

@@ -289,3 +289,10 @@ def test_a_game_that_cannot_start_says_why_in_both_languages(table):
     assert not few["ok"] and few["error"]["ja"] == "ゲームを始められません: このゲームは3〜5人用です（1席）"
     unknown = table.start_game("chess", seat, {}, seed=1)
     assert not unknown["ok"] and '"chess"' in unknown["error"]["ja"] and "alea" in unknown["error"]["ja"]
+
+
+def test_a_game_gets_a_seed_too_large_to_search_for(table):
+    seats = [{"name": n, "colour": c} for n, c in (("Aki", "red"), ("Ben", "blue"), ("Chie", "green"))]
+    assert table.start_game("alea", seats, {})["ok"]
+    seed = table.record.seed
+    assert seed >= 2 ** 31 and table.store.game(table.record.id).seed == seed  # about 1 in 4 billion is smaller

@@ -66,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`dicetable odds | head`): stop quietly, as other tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt: stop quietly, as other tools do
+        print(file=sys.stderr)
+        return 130
+    except OSError as exc:  # what no handler expects: the output's disk is full, a device went away
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"dicetable {args.command}: {exc.strerror or exc}{where}; nothing more was done", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

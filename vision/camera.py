@@ -31,6 +31,7 @@ import numpy as np
 
 from vision.colours import DEFAULT_PALETTE
 from vision.detector import FACES, check_face
+from vision.photos import read_photo
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +256,7 @@ class ReplayCamera:
                 self._index = 0
             path = self._files[self._index]
             self._index += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = read_photo(path)
             if image is None:
                 raise CameraError(f"{path} is not an image OpenCV can read")
             return image

@@ -178,12 +178,11 @@ def image_paths(paths: list[str]) -> tuple[list[Path], list[str]]:
 
 
 def read_image(path):
-    """The image at `path` as BGR uint8 (cv2.imread, which also applies its EXIF
-    orientation), or None when it is not a file or cannot be decoded."""
-    import cv2
+    """The image at `path` as BGR uint8, its EXIF orientation applied, or None when it is
+    not a file or cannot be decoded (`vision.photos.read_photo`)."""
+    from vision.photos import read_photo
 
-    path = Path(path)
-    return cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    return read_photo(path) if Path(path).is_file() else None
 
 
 def dice_json(raw) -> dict:

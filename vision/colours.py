@@ -71,6 +71,7 @@ from numpy.typing import ArrayLike
 
 from vision.evaluate import iou
 from vision.light import _INNER, SceneLight, _clip_box, _Correction, _middle, estimate_light
+from vision.photos import read_photo
 
 # Reference body colours (BGR, as OpenCV stores pixels) of the default palette's dice.
 # The synthetic renderer draws named dice with these; classification compares with them.
@@ -749,7 +750,7 @@ def evaluate(
             by_file.setdefault(die["file"], []).append(die)
     photos = {}
     for name, dice in by_file.items():
-        image = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+        image = read_photo(folder / name)
         if image is None:
             raise FileNotFoundError(f"{folder / name}: no such photo, or not one OpenCV can read")
         boxes = [tuple(float(v) for v in d[:4]) for d in annotations.get(name, {}).get("dice", [])]

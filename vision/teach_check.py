@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision import evaluate, polyhedra, synth
+from vision.photos import read_photo
 from vision.detector import FACES
 
 SEED = 26_0000  # far from the seeds training renders with (0 and up, by hundreds)
@@ -139,7 +140,7 @@ REAL = ("byler-d6/train", "matteop65-webcam/train")
 def labelled(folder: Path) -> list[tuple[np.ndarray, list]]:
     """The labelled photos of `folder` (its `annotations.json`), in name order."""
     labels = evaluate.load_annotations(folder)
-    return [(cv2.imread(str(folder / name)), labels[name]["dice"]) for name in sorted(labels)]
+    return [(read_photo(folder / name), labels[name]["dice"]) for name in sorted(labels)]
 
 
 def main(argv: list[str] | None = None) -> int:

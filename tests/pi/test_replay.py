@@ -444,3 +444,19 @@ def test_replay_whose_reader_leaves_after_one_line_exits_141(tmp_path):
     assert child.wait(timeout=60) == 141
     assert b"Traceback" not in child.stderr.read()
     child.stderr.close()
+
+
+def test_a_full_disk_or_ctrl_c_ends_a_command_with_a_message_not_a_traceback(monkeypatch, capsys):
+    import pi.replay
+
+    if os.path.exists("/dev/full"):  # Linux
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-c", "import sys; from pi.cli import main; sys.exit(main(['odds']))"],
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        assert done.returncode == 1 and "No space left on device" in done.stderr and "Traceback" not in done.stderr
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pi.replay, "play_script", interrupted)
+    assert main(["replay", "-"]) == 130 and "Traceback" not in capsys.readouterr().err

@@ -108,6 +108,25 @@ def test_detect_takes_any_case_of_suffix_and_skips_hidden_and_other_files(tmp_pa
     assert out.err == ""
 
 
+def test_a_photo_whose_name_is_not_utf8_is_read_as_any_other(tmp_path):
+    # cv2.imread crashed the process on such a name (café.jpg from an old zip); run apart
+    import os
+    import subprocess
+    import sys
+
+    photo = next(FIXTURES.glob("*.jpg"))
+    try:
+        odd = tmp_path / os.fsdecode(b"caf\xe9.jpg")
+        shutil.copy(photo, odd)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system takes UTF-8 names only")
+    done = subprocess.run([sys.executable, "-c", "import sys; from pi.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "detect", "--json", str(photo), str(odd)], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.splitlines())
+    assert second["dice"] == first["dice"] and first["dice"]
+
+
 def test_detect_names_an_empty_folder_and_a_bad_thread_count(tmp_path, capsys):
     assert main(["detect", str(tmp_path)]) == 1
     out = capsys.readouterr()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.photos import read_photo
 from vision.synth import _paste, fill_rounded_rect
 from vision.training import scenes
 from vision.training.scenes import SceneMix
@@ -119,7 +120,7 @@ def cut_folder(folder, which: str = "all") -> list[Cutout]:
     gt = evaluate.select(evaluate.load_annotations(folder), which)
     out = []
     for name in sorted(gt):
-        image = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+        image = read_photo(Path(folder) / name)
         if image is None:
             raise ValueError(f"cannot read {folder}/{name}")
         for d in gt[name]["dice"]:

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision import evaluate
+from vision.photos import read_photo
 
 TILES = (1, 2, 3, 4)
 SHARES = (0.2, 0.3, 0.45, 0.6, 0.8)
@@ -115,7 +116,7 @@ def main(argv=None) -> int:
         return 2
     photos = []
     for name in sorted(gt):
-        image = cv2.imread(str(Path(args.folder) / name))
+        image = read_photo(Path(args.folder) / name)
         if image is None:
             print(f"vision.training.scales: cannot read {args.folder}/{name}; left out", file=sys.stderr)
             continue

@@ -39,6 +39,7 @@ import numpy as np
 
 from vision import evaluate
 from vision.detector import CLASSES, class_of
+from vision.photos import read_photo
 from vision.light import _middle
 from vision.training import cutouts, scenes
 from vision.training.scenes import SceneMix
@@ -190,7 +191,7 @@ def load_real(spec: str, has_size: bool = True) -> list[Sample]:
     names = evaluate.split(gt, val_every)[0] if val_every else sorted(gt)
     out = []
     for name in names:
-        img = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+        img = read_photo(Path(folder) / name)
         if img is None:
             print(f"warning: cannot read {folder}/{name}, skipped", file=sys.stderr)
             continue

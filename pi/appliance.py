@@ -39,7 +39,7 @@ def register(sub) -> None:
                           "(virtual buttons on the page) and a game ready to play.")
     demo.add_argument("--game", default=None, metavar="NAME",
                       help="the game to start (default: the first of the games whose engine exists)")
-    demo.add_argument("--port", type=int, default=8080, help="web port (default 8080)")
+    demo.add_argument("--port", type=_port, default=8080, help="web port, 1 to 65535 (default 8080)")
     demo.add_argument("--host", default="127.0.0.1",
                       help="address to serve on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN in)")
     demo.add_argument("--seats", type=int, default=None, metavar="N",
@@ -343,6 +343,17 @@ class _RoutineDisconnects(logging.Filter):
 _ROUTINE_DISCONNECTS = _RoutineDisconnects()
 
 
+def _port(text: str) -> int:
+    """A TCP port for argparse: 1 to 65535 (a larger number would wrap round to another)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port; use 1 to 65535")
+    return port
+
+
 def _setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -415,7 +426,8 @@ def demo_main(args: argparse.Namespace) -> int:
             appliance.close()
             return 2
     table.start()
-    return _serve(appliance, config.web.host, config.web.port, open_browser=not args.no_browser)
+    return _serve(appliance, config.web.host, config.web.port, open_browser=not args.no_browser,
+                  fix="choose another --port or --host")
 
 
 def run_main(args: argparse.Namespace) -> int:
@@ -424,7 +436,10 @@ def run_main(args: argparse.Namespace) -> int:
     appliance = _build_or_report(config, demo=False)
     if appliance is None:
         return 1
-    if config.host_pin is not None:
+    if args.config is None:
+        log.warning("no --config: the laptop defaults (host PIN 0000, the synthetic camera); "
+                    "on the table, run it with --config /etc/dicetable/dicetable.toml")
+    elif config.host_pin is not None:
         log.warning("the host PIN is kept in clear in the config; replace host_pin with the "
                     "host_pin_hash line that `dicetable pin` prints")
     for note in appliance.notes:
@@ -434,7 +449,9 @@ def run_main(args: argparse.Namespace) -> int:
     attach_voice(appliance.table, config)  # the table speaks (docs/voice.md)
     appliance.table.resume()
     appliance.table.start()
-    return _serve(appliance, config.web.host, config.web.port, open_browser=False)
+    return _serve(appliance, config.web.host, config.web.port, open_browser=False,
+                  fix="check web.host and web.port in the config; is dicetable running already "
+                  "(sudo systemctl stop dicetable)?")
 
 
 def _print_addresses(appliance: Appliance, host: str, port: int, demo_pin: bool) -> None:
@@ -444,7 +461,8 @@ def _print_addresses(appliance: Appliance, host: str, port: int, demo_pin: bool)
     root = phone_root(f"http://127.0.0.1:{port}/", host) if host in ("0.0.0.0", "::") else f"http://{host}:{port}"
     lines = [f"dicetable is serving on {root}/  (Ctrl+C stops it)",
              f"  status page: {root}/",
-             f"  host page:   {root}/host" + (f"   (PIN {appliance.config.host_pin})" if demo_pin else "")]
+             f"  host page:   {root}/host" + (f"   (PIN {appliance.config.host_pin or 'of the config'})"
+                                                  if demo_pin else "")]
     record = appliance.table.record
     if record is not None:
         for seat in record.seats:
@@ -459,11 +477,11 @@ def _has_desktop() -> bool:
     return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _serve(appliance: Appliance, host: str, port: int, open_browser: bool) -> int:
+def _serve(appliance: Appliance, host: str, port: int, open_browser: bool, fix: str) -> int:
     try:
         server = make_server(appliance.app, host, port)
-    except OSError as exc:
-        print(f"dicetable: cannot serve on {host}:{port} ({exc}); choose another --port", file=sys.stderr)
+    except (OSError, ValueError) as exc:  # a port in use; waitress's ValueError: a host that does not resolve
+        print(f"dicetable: cannot serve on {host}:{port} ({exc}); {fix}", file=sys.stderr)
         appliance.close()
         return 1
     appliance._server = server

@@ -203,18 +203,21 @@ def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
     camera = _camera(raw.get("camera", {}), base_dir)
     web = _web(raw.get("web", {}))
     if "data_dir" in raw:
-        data_dir = _path(_str(raw["data_dir"], "data_dir", "a folder path"), base_dir)
+        data_dir = _path(_str(raw["data_dir"], "data_dir", "a folder path"), base_dir, "data_dir")
     else:
         data_dir = default_data_dir()
-    pin, pin_hash = None, None
+    voice = _voice(raw.get("voice", {}))
+    wifi = _wifi(raw["wifi"]) if "wifi" in raw else None
+    pin, pin_hash = None, None  # after every table: a PIN line appended below one is named there
     if "host_pin_hash" in raw:
-        from pi.pin import HASH_RE
+        from pi.pin import parse_hash
 
         if "host_pin" in raw:
             raise ConfigError("host_pin and host_pin_hash: keep only host_pin_hash (the PIN must not be in clear too)")
         pin_hash = _str(raw["host_pin_hash"], "host_pin_hash", 'the line that "dicetable pin" prints')
-        if not HASH_RE.fullmatch(pin_hash):
-            raise ConfigError('host_pin_hash: not a PIN hash; run "dicetable pin" and paste the line it prints')
+        if parse_hash(pin_hash) is None:
+            raise ConfigError('host_pin_hash: not a whole PIN hash (a character lost in copying?); '
+                              'run "dicetable pin" and paste the line it prints')
     elif "host_pin" not in raw:
         raise ConfigError(
             'host_pin_hash: missing; run "dicetable pin" and paste the line it prints '
@@ -226,8 +229,7 @@ def from_dict(raw: dict[str, Any], base_dir: Path | None = None) -> Config:
     if language not in LANGUAGES:
         raise ConfigError(f'language: "{language}" is not known; use "ja" or "en"')
     return Config(seats=seats, camera=camera, web=web, data_dir=data_dir,
-                  host_pin=pin, host_pin_hash=pin_hash, language=language, voice=_voice(raw.get("voice", {})),
-                  wifi=_wifi(raw["wifi"]) if "wifi" in raw else None)
+                  host_pin=pin, host_pin_hash=pin_hash, language=language, voice=voice, wifi=wifi)
 
 
 _WIFI_KEYS = ("ssid", "password")
@@ -283,6 +285,11 @@ def _clear_pin(pin: Any) -> str:
 
 def _check_keys(table: dict[str, Any], known: tuple[str, ...], prefix: str) -> None:
     for key in table:
+        if key not in known and prefix and key in _TOP_KEYS:  # `dicetable pin >> dicetable.toml`
+            heading = "[[seats]]" if prefix.startswith("seats[") else f"[{prefix.rstrip('.')}]"
+            raise ConfigError(f"{prefix}{key}: {key} belongs at the top of the file, but its line comes after "
+                              f"{heading}, so TOML reads it as part of that table; move the line above the "
+                              "first [...] heading")
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f'did you mean "{close[0]}"?' if close else "known keys: " + ", ".join(known)
@@ -329,7 +336,10 @@ def _shown(value: Any) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
-def _path(text: str, base_dir: Path | None) -> Path:
+def _path(text: str, base_dir: Path | None, key: str) -> Path:
+    if not text.strip() or "\0" in text:
+        raise ConfigError(f"{key}: {'empty' if not text.strip() else 'holds a NUL character'}; "
+                          "write the path in quotes")
     path = Path(text).expanduser()
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
@@ -408,8 +418,7 @@ def _camera(value: Any, base_dir: Path | None) -> CameraConfig:
         raise ConfigError(f"camera.device: {device} is negative; use 0 for the first camera")
     path: str | None = None
     if "path" in raw:
-        path = str(_path(_str(raw["path"], "camera.path", "a folder or video path"),
-                         base_dir))
+        path = str(_path(_str(raw["path"], "camera.path", "a folder or video path"), base_dir, "camera.path"))
     if source == "replay" and not path:
         raise ConfigError('camera.path: missing; source "replay" needs the folder of '
                           "images or the video file to play")

@@ -27,12 +27,30 @@ def hash_pin(pin: str, salt: bytes | None = None, iterations: int = ITERATIONS) 
     return f"pbkdf2_sha256${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
 
 
+#: The iterations a hash may have: from a tenth of ours (older, faster settings) to a hundred
+#: times ours (a login that takes half a minute on a Pi 4 is already too slow).
+MIN_ITERATIONS, MAX_ITERATIONS = ITERATIONS // 10, ITERATIONS * 100
+
+
+def parse_hash(encoded: str) -> tuple[int, bytes, bytes] | None:
+    """The iterations, salt and SHA-256 digest of a ``host_pin_hash``; None when it is not
+    one that ``hash_pin`` could have written (a character lost in copying, say)."""
+    match = HASH_RE.fullmatch(encoded or "")
+    if not match or len(match.group(1)) > 9 or not MIN_ITERATIONS <= int(match.group(1)) <= MAX_ITERATIONS:
+        return None
+    try:
+        salt, digest = (base64.b64decode(match.group(k), validate=True) for k in (2, 3))
+    except ValueError:  # binascii.Error: padding lost
+        return None
+    return (int(match.group(1)), salt, digest) if len(salt) >= 8 and len(digest) == 32 else None
+
+
 def verify_pin(guess: str, encoded: str) -> bool:
     """Whether ``guess`` is the PIN of ``encoded`` (constant-time compare)."""
-    match = HASH_RE.fullmatch(encoded or "")
-    if not match or not isinstance(guess, str):
+    parsed = parse_hash(encoded)
+    if parsed is None or not isinstance(guess, str):
         return False
-    iterations, salt, digest = int(match.group(1)), base64.b64decode(match.group(2)), base64.b64decode(match.group(3))
+    iterations, salt, digest = parsed
     return hmac.compare_digest(hashlib.pbkdf2_hmac("sha256", guess.encode(), salt, iterations), digest)
 
 

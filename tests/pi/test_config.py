@@ -131,6 +131,8 @@ def test_host_pin_is_required_in_a_file(tmp_path):
         ('colour = "blue"', 'color = "blue"', r'seats\[1\].color: unknown key.*"colour"'),
         ("[web]", "[webs]", r"webs: unknown key"),
         ('host = "127.0.0.1"', 'hots = "127.0.0.1"', r'web.hots: unknown key.*"host"'),
+        ('data_dir = "state"', 'data_dir = ""', r"data_dir: empty; write the path in quotes"),
+        ('data_dir = "state"', 'data_dir = "st\\u0000ate"', r"data_dir: holds a NUL character"),
     ],
 )
 def test_each_mistake_names_the_key_and_the_fix(tmp_path, old, new, pattern):
@@ -226,8 +228,25 @@ def test_a_hashed_pin_opens_the_host_page_and_is_never_in_clear(tmp_path):
     assert not cfg.check_pin(2468)
     with pytest.raises(ConfigError, match="keep only host_pin_hash"):
         config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', f'host_pin = "4821"\nhost_pin_hash = "{line}"')))
-    with pytest.raises(ConfigError, match="not a PIN hash"):
+    with pytest.raises(ConfigError, match="not a whole PIN hash"):
         config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', 'host_pin_hash = "2468"')))
+    iterations, salt, digest = line.split("$")[1:]
+    for damaged in (line[:-1],  # its last "=" lost in copying: was a 500 at every login
+                    line.replace(f"${iterations}$", "$0$"), line.replace(f"${iterations}$", "$999999999999$"),
+                    line.replace(digest, digest[8:])):
+        with pytest.raises(ConfigError, match="not a whole PIN hash"):
+            config.load(write(tmp_path, GOOD.replace('host_pin = "4821"', f'host_pin_hash = "{damaged}"')))
+
+
+def test_a_pin_line_appended_below_a_table_is_named_where_it_landed(tmp_path):
+    from pi.pin import hash_pin
+
+    appended = GOOD.replace('host_pin = "4821"\n', "") + f'[voice]\nvolume = 50\nhost_pin_hash = "{hash_pin("2468")}"\n'
+    with pytest.raises(ConfigError, match=r"voice.host_pin_hash: .*comes after \[voice\].*move the line above"):
+        config.load(write(tmp_path, appended))
+    seated = GOOD.replace('host_pin = "4821"\n', "") + 'language = "en"\n'  # below the last [[seats]]
+    with pytest.raises(ConfigError, match=r"seats\[\d\]\.language: .*comes after \[\[seats\]\]"):
+        config.load(write(tmp_path, seated))
 
 
 def test_dicetable_pin_prints_the_config_line(monkeypatch, capsys):

@@ -369,6 +369,18 @@ def test_a_data_folder_that_cannot_be_made_is_one_line_not_a_traceback(tmp_path,
     assert "Traceback" not in err and "data_dir" in err and str(blocker) in err
 
 
+def test_a_port_or_host_the_demo_cannot_serve_on_is_one_line_not_a_traceback(tmp_path, capsys):
+    from pi.cli import main
+
+    with pytest.raises(SystemExit) as exc:  # argparse: a port past 65535 would wrap round
+        main(["demo", "--no-browser", "--port", "99999"])
+    assert exc.value.code == 2 and "use 1 to 65535" in capsys.readouterr().err
+    assert main(["demo", "--no-browser", "--mute", "--data-dir", str(tmp_path / "data"),
+                 "--host", "no.such.host.invalid", "--port", "8765"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "cannot serve on no.such.host.invalid:8765" in err and "--host" in err
+
+
 def test_the_demo_appliance_serves_its_pages(config):
     import urllib.request
 

@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import functools
 import logging
+import math
 import signal
 import socket
 import sys
@@ -63,8 +64,8 @@ def register(sub) -> None:
     bench = sub.add_parser("bench-table", help="latency from a settled roll to a phone, and memory",
                            description="Start the demo appliance in-process, play settled rolls and "
                            "time each one until an SSE client has the new view; report peak RSS.")
-    bench.add_argument("--rolls", type=int, default=50, help="settled rolls to time (default 50)")
-    bench.add_argument("--detector-seconds", type=float, default=20.0,
+    bench.add_argument("--rolls", type=_at_least_one, default=50, help="settled rolls to time (default 50)")
+    bench.add_argument("--detector-seconds", type=_seconds, default=20.0,
                        help="seconds of the demo camera loop with the real detector (default 20)")
     bench.set_defaults(handler=lambda args: __import__("pi.bench", fromlist=["main"]).main(args))
 
@@ -341,6 +342,23 @@ class _RoutineDisconnects(logging.Filter):
 
 
 _ROUTINE_DISCONNECTS = _RoutineDisconnects()
+
+
+def _at_least_one(text: str) -> int:
+    from vision.cli import positive_int
+
+    return positive_int(text)
+
+
+def _seconds(text: str) -> float:
+    """argparse type: a duration of 0 to 3600 seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 3600:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r} is not 0 to 3600 seconds")
+    return value
 
 
 def _port(text: str) -> int:

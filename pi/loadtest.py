@@ -157,16 +157,21 @@ def _start_demo(port: int, data_dir: str) -> tuple[subprocess.Popen, list[str]]:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.clients < 0 or args.rps <= 0 or args.seconds <= 0:
-        print("dicetable loadtest: --clients >= 0, --rps > 0 and --seconds > 0", file=sys.stderr)
+    if not (args.clients >= 0 and 0 < args.rps <= 10_000 and 0 < args.seconds <= 86_400):  # NaN fails each
+        print("dicetable loadtest: --clients >= 0, --rps 0 to 10000 and --seconds 0 to 86400 (a day), not 0",
+              file=sys.stderr)
         return 2
     process = None
     tmp = None
     if args.url:
         parts = urlsplit(args.url)
-        if parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.scheme != "http":
-            print("dicetable loadtest: --url must be an http address on this machine (127.0.0.1 or localhost)",
-                  file=sys.stderr)
+        try:
+            parts.port  # ValueError: not a port (":abc", ":99999")
+        except ValueError:
+            parts = None
+        if parts is None or parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.scheme != "http":
+            print("dicetable loadtest: --url must be an http address on this machine (127.0.0.1 or localhost), "
+                  "with a port of 1 to 65535 if any", file=sys.stderr)
             return 2
         host, port, seats, pid = "127.0.0.1" if parts.hostname == "localhost" else parts.hostname, parts.port or 80, [], None
     else:

@@ -37,6 +37,27 @@ def positive_int(text: str) -> int:
     return value
 
 
+def _split_period(text: str) -> int:
+    """argparse type: every Nth photo is validation, N >= 2 (1 would leave no training split)."""
+    value = positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError("every photo would be validation; use 2 or more")
+    return value
+
+
+#: More inference threads than this only slow a photo down (and a thousand stall it).
+MAX_THREADS = 64
+
+
+def thread_count(text: str) -> int:
+    """argparse type: inference threads, 1 to ``MAX_THREADS``."""
+    value = positive_int(text)
+    if value > MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{value} threads is more than any Pi or laptop has cores; "
+                                         f"use 1 to {MAX_THREADS}")
+    return value
+
+
 def register(sub) -> None:
     """Add this module's subcommands to the `dicetable` parser."""
     p = sub.add_parser("detect", help="read the dice in photos: one JSON line per image",
@@ -64,7 +85,8 @@ def register(sub) -> None:
     p.add_argument("--split", choices=["all", "train", "val"], default="all",
                    help="which images: all, or the train/validation split (sorted names, every "
                         "VAL_EVERY-th is validation); default all")
-    p.add_argument("--val-every", type=positive_int, default=5, help="validation split period (default 5)")
+    p.add_argument("--val-every", type=_split_period, default=5,
+                   help="validation split period, 2 or more: every Nth photo (default 5)")
     p.add_argument("--detections", metavar="FILE", help="also write the detections (JSON lines) here")
     _common(p)
     _faces_option(p)
@@ -80,10 +102,8 @@ def register(sub) -> None:
                                    "enough; every die needs its label, and each face of each kind of die taught "
                                    "should be shown once: the faces no photo showed are named.")
     p.add_argument("folder", metavar="FOLDER")
-    p.add_argument("--out", metavar="PATH",
-                   help="where to save the faces (default: faces.npz beside the colour calibration, "
-                        "$DICETABLE_DATA or ~/.local/share/dicetable)")
-    p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
+    _saved_where(p, "faces", "faces.npz beside the colour calibration, $DICETABLE_DATA or ~/.local/share/dicetable")
+    p.add_argument("--threads", type=thread_count, default=1, help="inference threads (default 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(handler=teach_command)
 
@@ -97,7 +117,7 @@ def register(sub) -> None:
                    help="image files or folders to time instead of the rendered frames")
     p.add_argument("--runs", type=positive_int,
                    help="timed runs per thread count (default 50), or with --photos passes over them (default 5)")
-    p.add_argument("--threads", type=positive_int, nargs="+",
+    p.add_argument("--threads", type=thread_count, nargs="+",
                    help="thread counts (default 1 4, or with --photos 1)")
     p.add_argument("--classifier", choices=["int8", "float"],
                    help="time this classifier only (default: both, side by side)")
@@ -110,16 +130,14 @@ def register(sub) -> None:
                                    "found and their colours learnt; the table is saved for `detect --colours`.")
     p.add_argument("--colour", nargs=2, action="append", metavar=("NAME", "IMAGE"), required=True,
                    help="a colour name and a photo of dice of that colour; repeat per colour")
-    p.add_argument("--out", metavar="PATH",
-                   help="where to save the table (default: colours.json in the table's data folder, "
-                        "$DICETABLE_DATA or ~/.local/share/dicetable, where `detect` and the appliance "
-                        "find it)")
+    _saved_where(p, "table", "colours.json in the table's data folder, $DICETABLE_DATA or "
+                 "~/.local/share/dicetable, where `detect` and the appliance find it")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(handler=calibrate_command)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--threads", type=positive_int, default=1, help="inference threads (default 1)")
+    p.add_argument("--threads", type=thread_count, default=1, help="inference threads (default 1)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     _views(p)
 
@@ -529,14 +547,54 @@ def format_bench(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _saved_where(p, what: str, default: str) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="PATH", help=f"where to save the {what} (default: {default})")
+    where.add_argument("--config", metavar="PATH",
+                       help=f"save the {what} in the data_dir of this appliance config (on the Pi: "
+                            "/etc/dicetable/dicetable.toml), where the appliance finds it")
+
+
+def _out_path(args, command: str, default: Path) -> Path | None:
+    """Where `calibrate` or `teach` saves: --out, the data_dir of --config, or ``default``;
+    None after a line on stderr when the config cannot be read."""
+    out = Path(args.out).expanduser() if args.out else default
+    if args.config:
+        from pi.config import ConfigError, load
+
+        try:
+            out = Path(load(args.config).data_dir) / default.name
+        except ConfigError as exc:
+            print(f"dicetable {command}: config error: {exc}", file=sys.stderr)
+            return None
+    if out.is_dir():  # said before the work, not after it
+        print(f"dicetable {command}: {out} is a folder; give --out a file name, e.g. {out / default.name}",
+              file=sys.stderr)
+        return None
+    return out
+
+
+_RESTART = "a running appliance loads it when it starts again (on the Pi: sudo systemctl restart dicetable)"
+
+
 def calibrate_command(args) -> int:
     from vision import colours as colours_mod
 
+    from vision.colours import DEFAULT_PALETTE
+
+    unknown = [name for name, _ in args.colour if name.lower() not in DEFAULT_PALETTE]
+    if unknown:
+        print(f"dicetable calibrate: {unknown[0]!r} is not a dice colour the table knows; "
+              f"use {', '.join(DEFAULT_PALETTE)}", file=sys.stderr)
+        return 2
+    out = _out_path(args, "calibrate", default_colours_path())
+    if out is None:
+        return 2
     det = _detector("calibrate", args.models, colours=False)
     if det is None:
         return 2
     samples = []
-    for name, path in args.colour:
+    for name, path in ((name.lower(), path) for name, path in args.colour):
         try:
             img = _photo(path)
         except ValueError as exc:
@@ -554,7 +612,6 @@ def calibrate_command(args) -> int:
     except ValueError as exc:
         print(f"dicetable calibrate: {exc}", file=sys.stderr)
         return 1
-    out = Path(args.out).expanduser() if args.out else default_colours_path()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         table.save(out)
@@ -562,7 +619,7 @@ def calibrate_command(args) -> int:
         print(f"dicetable calibrate: cannot save the colour table to {out}: {exc}; choose another --out",
               file=sys.stderr)
         return 1
-    use = "`dicetable detect` and the appliance use it" if not args.out else f"use it with `dicetable detect --colours {out}`"
+    use = f"use it with `dicetable detect --colours {out}`" if args.out else f"`dicetable detect` uses it; {_RESTART}"
     print(f"colour table saved to {out}; {use}")
     return 0
 
@@ -573,6 +630,9 @@ def teach_command(args) -> int:
     from vision import evaluate
     from vision.faces import FaceBook, FaceBookError
 
+    out = _out_path(args, "teach", default_faces_path())
+    if out is None:
+        return 2
     try:
         labels = evaluate.load_annotations(args.folder)
     except (OSError, ValueError) as exc:
@@ -611,7 +671,6 @@ def teach_command(args) -> int:
         print("dicetable teach: the model already reads every labelled die right: nothing to teach, nothing saved",
               file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else default_faces_path()
     try:
         book.save(out)
     except OSError as exc:
@@ -621,7 +680,7 @@ def teach_command(args) -> int:
     pairs = [pair for image, lbs in photos for pair in _matched(det, image, lbs)]
     right = sum(r.face == int(lb[4]) and r.sides == (int(lb[5]) if len(lb) > 5 else 6) for r, lb in pairs)
     print(f"dicetable teach: saved {book!r} to {out}; with it the teaching photos read {right} of their "
-          f"{report.labelled} labelled dice right ({len(pairs)} found)")
+          f"{report.labelled} labelled dice right ({len(pairs)} found)" + ("" if args.out else f"; {_RESTART}"))
     return 0
 
 

@@ -100,6 +100,8 @@ def load_annotations(folder: str | Path) -> dict:
             data = json.load(f)
     except ValueError as exc:  # not JSON, or not UTF-8
         raise ValueError(f"{path}: not readable JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deep to be a labels file") from None
     if not isinstance(data, dict) or not all(
         isinstance(v, dict) and isinstance(v.get("dice"), list)
         and all(isinstance(d, list) and (len(d) == 5 or (len(d) == 6 and d[5] in (6, 10, 20))) for d in v["dice"])

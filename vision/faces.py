@@ -487,9 +487,14 @@ class FaceBook:
                             reader_read=self.reader_read.astype(np.int8),
                             threshold=np.array(self.threshold), **({} if self.signatures is None else
                                                                    {"signatures": self.signatures.astype(np.float16)}))
+        if path.is_dir():  # found out now, not after the temporary file is written
+            raise IsADirectoryError(21, "a folder is there; give a file name, e.g. faces.npz", str(path))
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(buffer.getvalue())
-        tmp.replace(path)
+        try:
+            tmp.write_bytes(buffer.getvalue())
+            tmp.replace(path)
+        finally:
+            tmp.unlink(missing_ok=True)  # gone once replaced; a failed write leaves nothing behind
 
     @classmethod
     def load(cls, path: str | Path) -> FaceBook:

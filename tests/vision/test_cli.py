@@ -135,6 +135,9 @@ def test_detect_names_an_empty_folder_and_a_bad_thread_count(tmp_path, capsys):
         main(["detect", "--threads", "0", str(tmp_path)])
     assert exit_.value.code == 2
     assert "--threads" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # a thousand threads stalled one photo for minutes
+        main(["detect", "--threads", "1000", str(tmp_path)])
+    assert exit_.value.code == 2 and "use 1 to 64" in capsys.readouterr().err
 
 
 def test_detect_refuses_a_bad_colour_table_and_missing_models(tmp_path, capsys):
@@ -331,6 +334,24 @@ def test_a_broken_saved_calibration_falls_back_to_the_default_palette(tmp_path, 
     out = capsys.readouterr()
     assert [d["colour"] for d in json.loads(out.out)["dice"]] == ["red"]
     assert "colours.json" in out.err and "default palette" in out.err
+
+
+def test_calibrate_takes_the_tables_colour_names_and_saves_where_a_config_says(tmp_path, capsys):
+    red = red_throw(tmp_path / "red.png")
+    assert main(["calibrate", "--colour", "navy", str(red), "--out", str(tmp_path / "c.json")]) == 2
+    assert "'navy' is not a dice colour the table knows; use red, orange" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
+    assert main(["calibrate", "--colour", "red", str(red), "--out", str(tmp_path)]) == 2  # a folder
+    assert "is a folder; give --out a file name" in capsys.readouterr().err
+    config = tmp_path / "dicetable.toml"
+    config.write_text('host_pin = "4821"\ndata_dir = "table-data"\n'
+                      '[[seats]]\nname = "Aki"\ncolour = "red"\nbutton_pin = 5\nled_pin = 12\n')
+    assert main(["calibrate", "--colour", "Red", str(red), "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert (tmp_path / "table-data" / "colours.json").is_file() and "systemctl restart dicetable" in out
+    from vision import colours
+
+    assert colours.ColourTable.load(tmp_path / "table-data" / "colours.json").names()[0] == "red"
 
 
 def test_calibrate_refuses_a_photo_without_dice(tmp_path, capsys):

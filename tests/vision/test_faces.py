@@ -139,6 +139,9 @@ def test_teach_command_saves_the_book_and_detect_uses_it(tmp_path, capsys):
 def test_teach_refuses_bad_folders_and_writes_nothing(tmp_path, capsys):
     assert main(["teach", str(tmp_path / "nowhere")]) == 2
     assert "annotations.json" in capsys.readouterr().err
+    (tmp_path / "out").mkdir()
+    assert main(["teach", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2  # said before any work
+    assert "is a folder; give --out a file name" in capsys.readouterr().err and not list(tmp_path.glob("*.tmp"))
     empty = write(tmp_path / "empty", [])
     assert main(["teach", str(empty)]) == 2
     assert "labels no photo" in capsys.readouterr().err

@@ -166,12 +166,15 @@ def load(path: str | Path | None = None) -> Config:
         return default()
     path = Path(path).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # the byte-order mark Windows Notepad may write is fine
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: no such config file; copy dicetable.example.toml there and edit it"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}: line {line} is not UTF-8 text; save the config as UTF-8") from None
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc})") from None
     try:
         raw = tomllib.loads(text)

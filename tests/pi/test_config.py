@@ -93,6 +93,15 @@ def test_missing_file_says_to_copy_the_example(tmp_path):
         config.load(tmp_path / "nope.toml")
 
 
+def test_a_byte_order_mark_is_fine_and_other_encodings_are_named(tmp_path):
+    path = write(tmp_path, GOOD)
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())  # Windows Notepad
+    assert config.load(path).host_pin == "4821"
+    path.write_bytes(GOOD.replace('"Ben"', '"Beñ"').encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"line 20 is not UTF-8 text; save the config as UTF-8"):
+        config.load(path)
+
+
 def test_toml_syntax_error_names_the_line(tmp_path):
     path = write(tmp_path, 'host_pin = "4821"\nlanguage = en\n')
     with pytest.raises(ConfigError, match=r"not valid TOML.*line 2"):

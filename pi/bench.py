@@ -315,13 +315,16 @@ def versions() -> dict[str, str]:
 
     import cv2
 
-    found = {"dicetable": None, **{name: None for name in PACKAGES}}
+    from pi import __version__
+
+    found = {name: None for name in PACKAGES}
     for name in found:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             pass
-    found["opencv"] = cv2.__version__
+    # the code's own, not the install's metadata (an editable install keeps the version it was made at)
+    found = {"dicetable": __version__, **found, "opencv": cv2.__version__}
     return {name: v for name, v in found.items() if v is not None}
 
 

@@ -619,7 +619,8 @@ def calibrate_command(args) -> int:
         print(f"dicetable calibrate: cannot save the colour table to {out}: {exc}; choose another --out",
               file=sys.stderr)
         return 1
-    use = f"use it with `dicetable detect --colours {out}`" if args.out else f"`dicetable detect` uses it; {_RESTART}"
+    detect = "`dicetable detect` uses it" if out == default_colours_path() else f"`dicetable detect --colours {out}` uses it"
+    use = f"{detect}; {_RESTART}" if not args.out else f"use it with `dicetable detect --colours {out}`"
     print(f"colour table saved to {out}; {use}")
     return 0
 

@@ -31,6 +31,9 @@ def test_report_writes_one_json_file_with_every_part(tmp_path, capsys, quick):
     assert {"machine", "versions", "bench", "bench_table", "camera"} <= set(report)
     assert {"cpu", "cores", "os", "python", "arch"} <= set(report["machine"])
     assert {"numpy", "opencv", "onnxruntime", "flask", "waitress", "gpiozero"} <= set(report["versions"])
+    import pi
+
+    assert report["versions"]["dicetable"] == pi.__version__  # not an editable install's old metadata
     assert [r["classifier"] for r in report["bench"]["results"]] == ["int8", "float"]
     assert report["bench"]["auto"][0]["kind"] in ("int8", "float")
     table = report["bench_table"]

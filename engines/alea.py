@@ -311,12 +311,12 @@ def _turn_card(state: State, event: Mapping[str, Any]) -> State:
     if not isinstance(card_id, str) or card_id not in ids:
         n, listed = len(state.seats), ", ".join(ids)
         raise IllegalEvent(f"card {short(card_id)} is not in the {n}-player deck; expected one of {listed}",
-                           f"カード {short(card_id)} は{n}人用の山札にありません。使えるのは {listed} です")
+                           f"{GLOSSARY['trap_card']['ja']} {short(card_id)} は{n}人用の山札にありません。使えるのは {listed} です")
     choices = _physical_choices(state)
     if card_id not in choices:
         listed = ", ".join(choices)
         raise IllegalEvent(f"card {card_id} was already turned over since the last shuffle; expected one of {listed}",
-                           f"カード {card_id} は前のシャッフルのあとでもうめくられています。使えるのは {listed} です")
+                           f"{GLOSSARY['trap_card']['ja']} {card_id} は前のシャッフルのあとでもうめくられています。使えるのは {listed} です")
     pile = tuple(c for c in choices if c != card_id)
     discards = state.discards if state.pile else ()  # every card used: the table reshuffled them
     return _show_card(replace(state, pile=pile, discards=discards, card=card_id, phase="declare"))
@@ -330,7 +330,7 @@ def _show_card(state: State) -> State:
     return say(
         state,
         f"Round {state.round}{last_en}: trap card {card.id} ({card.name}): {said['en']}",
-        f"ラウンド{state.round}{last_ja}: トラップ {card.id}（{card.name_ja}）: {said['ja']}",
+        f"ラウンド{state.round}{last_ja}: {GLOSSARY['trap_card']['ja']} {card.id}（{card.name_ja}）: {said['ja']}",
     )
 
 

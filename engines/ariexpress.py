@@ -146,7 +146,7 @@ def _due(handler: Callable[[State, int, Mapping[str, Any]], State]) -> Callable[
         i = seat_index(state.seats, event["seat"])
         if i != state.due:
             name = state.seats[i].name
-            raise IllegalEvent.of(joined(text(f"{name} is not due: ", f"いまは{name}の番ではありません。"),
+            raise IllegalEvent.of(joined(text(f"{name} is not due: ", f"いまは{name}の{JA['turn']}ではありません。"),
                                          waiting_for(expects(state))))
         return handler(state, i, event)
     return run
@@ -195,12 +195,12 @@ def _bonus_field(state: State, held: Sequence[int], empty: list[tuple[str, int]]
     options += [option(square_name(t, k), f"new {EN['tape']}, {EN['square']} {k + 1}",
                        f"新しい{JA['tape']}の{k + 1}番目の{JA['square']}") for k in range(1, BONUS_ON_NEW_TAPE + 1)]
     return [field("bonus", "choice", f"{EN['doubles'].capitalize()}: a {EN['bonus']} {EN['worker']} on",
-                  f"{JA['doubles']}の{JA['bonus']}: {JA['worker']}を置く{JA['square']}", default=None, options=options)]
+                  f"{JA['doubles']}の{JA['bonus']}: {JA['worker']}を配置する{JA['square']}", default=None, options=options)]
 
 
 def _holder(state: State, who: str, held: Sequence[int]) -> dict[str, str]:
     """"Aki (kept dice 1 2): " to start a prompt."""
-    term = "kept" if state.phase == "turn" else "handed"
+    term = "kept" if state.phase == "turn" else "received"  # "handed" (渡した) is the turn player's word
     return text(f"{who} ({EN[term]} {_faces_text(held)}): ", f"{who}（{JA[term]} {_faces_ja(held)}）: ")
 
 
@@ -246,7 +246,7 @@ def _spend_inputs(state: State, seat: str, held: tuple[int, ...], two: bool) -> 
     if blocked:
         out.append(an_input("pass", [seat], joined(who, text(
             f"{EN['pass']}: spend a die no empty {EN['square']} shows, without building.",
-            f"{JA['pass']}: 空いている{JA['square']}にない{JA['face']}の{JA['dice']}を、何もせずに使うこともできます。")),
+            f"{JA['pass']}: 空いている{JA['square']}にない{JA['face']}の{JA['dice']}は、何もせずに使い切ることもできます。")),
             [field("die", "choice", "Die", JA["dice"], options=_face_options(blocked))],
             action=text(EN["pass"].capitalize(), JA["pass"])))
     return out
@@ -335,7 +335,7 @@ def _advance(state: State) -> State:
     turn = (state.turn + 1) % n
     state = replace(state, phase="throw", turn=turn, due=turn, thrown=(), kept=(), handed=())
     name, k = state.seats[turn].name, dice_count(state)
-    return say(state, f"{name}'s turn: {EN['throw']} {k} {EN['dice']}", f"{name}の番: {JA['dice']}{k}個を振ってください")
+    return say(state, f"{name}'s turn: {EN['throw']} {k} {EN['dice']}", f"{name}の{JA['turn']}: {JA['dice']}{k}個を振ってください")
 
 
 def _check_completion(state: State) -> State:
@@ -352,8 +352,9 @@ def _check_completion(state: State) -> State:
     top = max(totals.values())
     winners = tuple(k for k, name in enumerate(seat_names(state)) if totals[name] == top)
     state = replace(state, phase="over", due=None, winners=winners)
-    names = " and ".join(state.seats[k].name for k in winners)
-    return say(state, f"{EN['game_over'].capitalize()}: {names} won with {top}", f"{JA['game_over']}: {names}の勝ち（{top}点）")
+    names = [state.seats[k].name for k in winners]
+    return say(state, f"{EN['game_over'].capitalize()}: {' and '.join(names)} won with {top}",
+               f"{JA['game_over']}: {'と'.join(names)}の勝ち（{top}点）")
 
 
 def _die_to_spend(state: State, raw: Any, who: str) -> int:
@@ -370,7 +371,7 @@ def _place(state: State, i: int, event: Mapping[str, Any]) -> State:
     state = replace(state, owners=_own(state.owners, t, k, i))
     square = event["square"]
     state = say(state, f"{name} placed a {EN['worker']} on {square} with a {face}",
-                f"{name}が{face}で{square}に{JA['worker']}を置いた")
+                f"{name}が{face}で{square}に{JA['worker']}を配置した")
     return _advance(_check_completion(state))
 
 
@@ -378,7 +379,7 @@ def _pass(state: State, i: int, event: Mapping[str, Any]) -> State:
     name = state.seats[i].name
     face = _die_to_spend(state, event["die"], name)
     _no_square_fits(state, face, f"{name} may not {EN['pass']} a {face}", f"{name}は{face}を{JA['pass']}できません")
-    state = say(_spend(state, [face]), f"{name} passed a {face}", f"{name}は{face}を{JA['pass']}した")
+    state = say(_spend(state, [face]), f"{name} passed a {face}", f"{name}は{face}の{JA['dice']}を{JA['pass']}した")
     return _advance(state)
 
 

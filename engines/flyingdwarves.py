@@ -433,7 +433,7 @@ def _item(state: State, event: Mapping[str, Any]) -> State:
         held = ", ".join(state.items[i]) or "none"
         raise IllegalEvent(f"{seats[i]} holds no {en('item_card')} {short(card)} (holds: {held})",
                            f"{seats[i]}は{ja('item_card')} {short(card)} を持っていません"
-                           f"（手持ち: {'、'.join(state.items[i]) or 'なし'}）")
+                           f"（手持ち: {'、'.join(item_name(c)[1] for c in state.items[i]) or 'なし'}）")
     h = list(state.items[i])
     h.remove(card)
     n = len(seats)
@@ -473,10 +473,10 @@ def _lot_arg(state: State, lot: Any) -> int | None:
     if not whole(lot, 0, len(state.board)):
         raise IllegalEvent(f"a {en('lot')} is named by its {en('space')}'s number, like {rooms[0] if rooms else 1}; "
                            f"saw {short(lot)}; choose one of {listed or 'none'} or null",
-                           f"{ja('lot')}は{ja('space')}の番号で書きます（{short(lot)}）。{listed} のどれかか null を選んでください")
+                           f"{ja('lot')}は{ja('space')}の番号で書きます（{short(lot)}）。{listed} のどれかか「なし」を選んでください")
     if lot not in rooms:
         raise IllegalEvent(f"{en('space')} {short(lot)} is not a {en('lot')} with room; choose one of {listed} or null",
-                           f"{short(lot)} は空きのある{ja('lot')}ではありません。{listed} のどれかか null を選んでください")
+                           f"{short(lot)} は空きのある{ja('lot')}ではありません。{listed} のどれかか「なし」を選んでください")
     return lot
 
 
@@ -534,7 +534,7 @@ def _discard(state: State, event: Mapping[str, Any]) -> State:
         if not whole(card, 1, 5) or card not in hand:
             cards = ", ".join(str(c) for c in hand if c)
             raise IllegalEvent(f"discard a card above 0 from your {en('hand')} ({cards}) or null",
-                               f"{ja('hand')}の0より大きい{ja('propulsion_card')}（{cards}）か null を選んでください")
+                               f"{ja('hand')}の0より大きい{ja('propulsion_card')}（{cards}）か「捨てない」を選んでください")
         name = names(state)[i]
         h = list(hand)
         h.remove(card)

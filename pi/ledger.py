@@ -98,8 +98,9 @@ class Ledger:
         if entry.lines > start:
             line = log[start]
             return {"en": line.get("en", ""), "ja": line.get("ja") or line.get("en", "")}
-        what = f"{entry.event.get('type')}" + (f" ({entry.event['seat']})" if entry.event.get("seat") else "")
-        return {"en": what, "ja": what}
+        seat = entry.event.get("seat")
+        what = f"{entry.event.get('type')}" + (f" ({seat})" if seat else "")
+        return {"en": what, "ja": f"{seat}の入力" if seat else "直前の入力"}  # no event type on the Japanese page
 
     def rounds(self, log: list[Mapping[str, str]]) -> list[dict[str, Any]]:
         """The game ``log`` by rounds, oldest first: ``{"round", "lines"}`` each, a line in

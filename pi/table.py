@@ -291,7 +291,7 @@ class Table:
         due = due_words(expects, seat)
         shown = type_ if isinstance(type_, str) and len(type_) <= 40 else short(type_)
         return error(f"{who} cannot send {shown} now. {due['en']}",
-                     f"{seat or 'ホスト'}はいま「{shown}」を送れません。{due['ja']}")
+                     f"{seat or 'ホスト'}はいまその操作はできません。{due['ja']}")  # the page's words, not a type
 
     def apply(self, event: dict[str, Any], source: str) -> Result:
         """The engine checks ``event``, the store commits it with its ``source``, forced

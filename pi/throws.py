@@ -167,7 +167,7 @@ class Throws:
                 "en": f"Several seats may throw now ({', '.join(who)}) and the dice do not tell whose throw "
                       "this is: the thrower taps \"This was my throw\" on their seat page.",
                 "ja": f"いま振れる席が複数あり（{'、'.join(who)}）、ダイスからは誰の振りか分かりません。"
-                      "振った人は自分の席のページで「自分の振り」を押してください。",
+                      "振った人は自分の席のページで「これは自分の振りです」を押してください。",
             }
             return ok(applied=False, waiting=who)
         self.unclaimed, self.claimed = None, None

@@ -336,7 +336,7 @@ def test_events_out_of_order_are_refused():
     refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), r"build \(Aki\): Aki \(kept dice 1 2\): build a tape")
     refused(s, ev("keep", "Aki", dice=[1, 2]), "spend")
     s = build(s, [1, 2], [5, 6])
-    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), r"Ben \(dice handed on 3 4\): build a tape with one die")
+    refused(s, ev("throw", "Aki", dice=[["w", 1]] * 4), r"Ben \(dice received 3 4\): build a tape with one die")
     refused(s, ev("keep", "Ben", dice=[3, 4]))
 
 

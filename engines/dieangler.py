@@ -240,7 +240,8 @@ def _show_fish(state: State) -> State:
 def _end_stage(state: State) -> State:
     if state.carried:
         lost = ", ".join(state.carried)
-        state = say(state, f"Carried {EN['fish']} {lost} go to nobody", f"{JA['carried']}の魚 {lost} は誰のものにもならない")
+        state = say(state, f"Carried {EN['fish']} {lost} go to nobody",
+                    f"{JA['carried']}の{JA['fish']} {'、'.join(state.carried)} は誰のものにもならない")
         state = replace(state, unclaimed=state.unclaimed + state.carried, carried=())
     state = replace(state, up=None, hands=(None,) * len(state.seats), groups=(), group=0)
     if state.stage == "extension":
@@ -264,10 +265,11 @@ def _end_stage(state: State) -> State:
 
 def _over(state: State, winners: tuple[int, ...]) -> State:
     scores = ", ".join(f"{s.name} {len(c)}" for s, c in zip(state.seats, state.caught))
+    scores_ja = "、".join(f"{s.name} {len(c)}枚" for s, c in zip(state.seats, state.caught))
     who, who_ja = named(state, winners)
     return say(replace(state, phase="over", winners=winners),
                f"Game over ({scores}): {who} win{'s' if len(winners) == 1 else ''}",
-               f"ゲーム終了（{scores}）: {who_ja}の勝利")
+               f"ゲーム終了（{scores_ja}）: {who_ja}の勝利")
 
 
 def _end_round(state: State, catcher: int | None) -> State:
@@ -327,8 +329,9 @@ def _judge(state: State) -> State:
         results.append((i, sum(values), meets(fish, values)))
         throws.append(_throw_entry(state, i, hand, fish))
     state = replace(state, throws=tuple(throws))
-    summary = ", ".join(f"{state.seats[i].name} {s}{' ✓' if ok else ''}" for i, s, ok in results)
-    state = say(state, f"Judged: {summary} ({EN['target']} {fish.target})", f"判定: {summary}（{JA['target']} {fish.target}）")
+    marks = [f"{state.seats[i].name} {s}{' ✓' if ok else ''}" for i, s, ok in results]
+    state = say(state, f"Judged: {', '.join(marks)} ({EN['target']} {fish.target})",
+                f"判定: {'、'.join(marks)}（{JA['target']} {fish.target}）")
     wins = [(s, i) for i, s, ok in results if ok]
     if wins:
         low = min(s for s, _ in wins)
@@ -450,7 +453,7 @@ def _uses(state: State, event: Mapping[str, Any]) -> State:
     uses = tuple((k, event[k]) for k in special)
     state = replace(state, hands=_set(state.hands, i, Hand(uses=uses)))
     state = say(state, f"{name} declares " + ", ".join(f"{k} {EN[u]}" for k, u in uses),
-                f"{name}の宣言: " + "、".join(f"{k} {JA[u]}" for k, u in uses))
+                f"{name}の宣言: " + "、".join(f"{JA[k]} {JA[u]}" for k, u in uses))
     return state if to_declare(state) else replace(state, phase="throw")
 
 

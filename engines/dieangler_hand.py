@@ -166,8 +166,9 @@ def rethrow(hand: Hand, event: Mapping[str, Any], name: str, colour: str) -> tup
                     for k, v in hand.special)
     new = hand.with_(d6=tuple(sorted(left + [d.face for d in dice if d.sides == 6])), special=special, rights=rights)
     before = " ".join(str(p) for p in picked)
+    before_ja = " ".join(JA[p] if p in SIDES else str(p) for p in picked)
     return (new, f"{name} rethrows {before} with the {by}: {new.line('en')}",
-            f"{name}が{by}の{JA['right']}で{before}を{JA['rethrow']}: {new.line('ja')}")
+            f"{name}が{JA[by]}の{JA['right']}で{before_ja}を{JA['rethrow']}: {new.line('ja')}")
 
 
 def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, str]:
@@ -213,7 +214,8 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
     new = hand.with_(d6=tuple(sorted(left + [f + d for f, d in faces])), special=special, lured=hand.lured + (by,))
     listing = ", ".join(f"{d} {x:+d}" for d, x in changes)
     return (new, f"{name} lures with the {by} ({listing}): {new.line('en')}",
-            f"{name}が{by}の{JA['lure']}（{listing}）: {new.line('ja')}")
+            f"{name}が{JA[by]}の{JA['lure']}（{', '.join(f'{JA[d] if d in SIDES else d} {x:+d}' for d, x in changes)}）: "
+            f"{new.line('ja')}")
 
 
 def _lure_special(hand: Hand, by: str, die: str, delta: int, seen: Mapping[str, int], name: str) -> str:

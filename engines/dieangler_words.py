@@ -53,20 +53,20 @@ def fish_text(fish: Fish) -> tuple[str, str]:
 
 
 def choice_text(choice: tuple[int, tuple[str, ...]] | None) -> tuple[str, str]:
-    """A seat's revealed rod: "2 d6 + d10" / "6面体2個 + d10" (special dice by their id)."""
+    """A seat's revealed rod: "2 d6 + d10" / "6面体2個 + 10面体" (special dice by their glossary names)."""
     d6, special = choice or (0, ())
     if not d6 and not special:
         return f"no {EN['dice']}", f"{JA['dice']}なし"
     en = [f"{d6} {EN['d6']}"] if d6 else []
     ja = [f"{JA['d6']}{d6}個"] if d6 else []
-    return " + ".join(en + list(special)), " + ".join(ja + list(special))
+    return " + ".join(en + [EN[k] for k in special]), " + ".join(ja + [JA[k] for k in special])
 
 
 def hand_text(hand: Any, lang: str) -> str:
     """A thrown hand: its d6 faces, then each special die as ``d20:9(chum)``."""
     names = EN if lang == "en" else JA
     parts = [str(f) for f in hand.d6]
-    parts += [f"{k}:{face(k, v)}({names[hand.use(k)]})" for k, v in hand.special]
+    parts += [f"{names[k]}:{face(k, v)}({names[hand.use(k)]})" for k, v in hand.special]
     return " ".join(parts) or "-"
 
 

@@ -215,7 +215,7 @@ def test_labels_and_prompts_use_the_glossary_names():
     uses = da.expects(state)["inputs"][0]["fields"][0]["options"]
     assert [o["label"] for o in uses] == [da.GLOSSARY[u] for u in ("chum", "reapproach", "lure")]
     state = da.apply(state, {"type": "uses", "seat": "Aki", "d10": "chum"})
-    assert da.view(state)["log"][-1] == {"en": "Aki declares d10 chum", "ja": "Akiの宣言: d10 撒き餌"}
+    assert da.view(state)["log"][-1] == {"en": "Aki declares d10 chum", "ja": "Akiの宣言: 10面体 撒き餌"}
 
 
 def test_events_and_log_are_chains_that_grow_without_copying():

@@ -504,7 +504,7 @@ def seat_index(seats: Sequence[Seat], name: Any) -> int:
             return i
     names = ", ".join(s.name for s in seats)
     raise IllegalEvent(f"unknown seat {short(name)}; the seats are {names}",
-                       f"席 {short(name)} はありません。席は {names} です", seat=name)
+                       f"{short(name)} という席はありません（席: {'、'.join(s.name for s in seats)}）", seat=name)
 
 
 def check_options(options: Any, known: Iterable[str]) -> dict[str, Any]:

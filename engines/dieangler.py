@@ -257,7 +257,7 @@ def _end_stage(state: State) -> State:
     who, who_ja = named(state, leaders)
     state = say(state, f"{who} tie with {best} {EN['fish']}: the {EN['extension']} with the {aside} set-aside "
                        f"{EN['fish']}, every seat fishes",
-                f"{who_ja}が{best}匹で同点: 残りの{aside}枚で{JA['extension']}（全員参加）")
+                f"{who_ja}が{best}枚で同点: {JA['set_aside']}{aside}枚で{JA['extension']}（全員参加）")
     pile = state.aside if state.deck_mode == "dealt" else state.pile
     state = replace(state, stage="extension", leaders=leaders, pile=pile, aside=(), turned=0)
     return _next_round(state)
@@ -465,7 +465,7 @@ def _throw(state: State, event: Mapping[str, Any]) -> State:
         if i not in group:
             name = state.seats[i].name
             raise IllegalEvent(f"the {EN['throw']} names {name}, but the {EN['group']} due is {who}",
-                               f"この投げは{name}のものとされていますが、今釣る{JA['group']}は{who_ja}です")
+                               f"{name}はいま釣る{JA['group']}ではありません（いまの{JA['group']}: {who_ja}）")
     dice = dice_from(event["dice"], sides=(6, 10, 20))
     wanted = Counter({(d["colour"], d["sides"]): d["count"] for d in group_dice(state)})
     seen = dice_counts(dice)

@@ -80,7 +80,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "stats": {"en": "Dice", "ja": "ダイス統計"},
     "no_history": {"en": "No finished game yet.", "ja": "終わったゲームはまだありません。"},
     "no_winner": {"en": "none", "ja": "なし"},
-    "download_script": {"en": "Download the game script", "ja": "ゲームの記録をダウンロード"},
+    "download_script": {"en": "Download the game script", "ja": "再生用のファイルをダウンロード"},
     "script_hint": {"en": "JSON lines: dicetable replay FILE plays it back.",
                     "ja": "JSON lines 形式: dicetable replay FILE で再生できます。"},
     "stats_hint": {
@@ -221,7 +221,7 @@ STRINGS: dict[str, dict[str, str]] = {
                        "(digits 0-9 only).",
                  "ja": "シードは -9223372036854775807 から 9223372036854775807 までの整数（0〜9の数字のみ）で入力してください。"},
     "bad_face": {"en": "Type each face as a number of the die (digits 0-9), one per die.",
-                 "ja": "目はダイスの数（0〜9の数字）で、1個につき1つ入力してください。"},
+                 "ja": "目は数字（0〜9）で、ダイス1個につき1つ入力してください。"},
 }
 
 

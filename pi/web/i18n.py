@@ -108,7 +108,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The camera misread it? Apply the dice as thrown",
         "ja": "カメラが読み違えた？ 振ったとおりのダイスで進める",
     },
-    "led": {"en": "Light", "ja": "ランプ"},
     "led_off": {"en": "off", "ja": "消灯"},
     "led_open": {"en": "choosing", "ja": "選択中"},
     "led_entering": {"en": "entering", "ja": "入力中"},

@@ -166,7 +166,7 @@ def rethrow(hand: Hand, event: Mapping[str, Any], name: str, colour: str) -> tup
                     for k, v in hand.special)
     new = hand.with_(d6=tuple(sorted(left + [d.face for d in dice if d.sides == 6])), special=special, rights=rights)
     before = " ".join(str(p) for p in picked)
-    before_ja = " ".join(JA[p] if p in SIDES else str(p) for p in picked)
+    before_ja = " ".join(_die_ja(p) for p in picked)
     return (new, f"{name} rethrows {before} with the {by}: {new.line('en')}",
             f"{name}が{JA[by]}の{JA['right']}で{before_ja}を{JA['rethrow']}: {new.line('ja')}")
 
@@ -214,7 +214,7 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
     new = hand.with_(d6=tuple(sorted(left + [f + d for f, d in faces])), special=special, lured=hand.lured + (by,))
     listing = ", ".join(f"{d} {x:+d}" for d, x in changes)
     return (new, f"{name} lures with the {by} ({listing}): {new.line('en')}",
-            f"{name}が{JA[by]}の{JA['lure']}（{', '.join(f'{JA[d] if d in SIDES else d} {x:+d}' for d, x in changes)}）: "
+            f"{name}が{JA[by]}の{JA['lure']}（{', '.join(f'{_die_ja(d)} {x:+d}' for d, x in changes)}）: "
             f"{new.line('ja')}")
 
 
@@ -233,3 +233,8 @@ def _lure_special(hand: Hand, by: str, die: str, delta: int, seen: Mapping[str, 
         raise IllegalEvent(f"the {EN[k]} would show {value}; a {EN[k]} counts from 1 to {SIDES[k]}",
                            f"{JA[k]}が{value}になってしまいます。{JA[k]}は1〜{SIDES[k]}です")
     return k
+
+
+def _die_ja(die: Any) -> str:
+    """A die of ``picked`` or ``changes`` in Japanese: a d6 by its face, a special die by name (10面体)."""
+    return JA[die] if die in SIDES else str(die)

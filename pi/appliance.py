@@ -35,6 +35,8 @@ SERVER_THREADS = 24
 
 def register(sub) -> None:
     """Add this module's subcommands to the `dicetable` parser."""
+    from vision.cli import positive_int
+
     demo = sub.add_parser("demo", help="the whole appliance on a laptop (synthetic camera, mock pins)",
                           description="Run the appliance with a synthetic camera, mock seat buttons "
                           "(virtual buttons on the page) and a game ready to play.")
@@ -64,7 +66,7 @@ def register(sub) -> None:
     bench = sub.add_parser("bench-table", help="latency from a settled roll to a phone, and memory",
                            description="Start the demo appliance in-process, play settled rolls and "
                            "time each one until an SSE client has the new view; report peak RSS.")
-    bench.add_argument("--rolls", type=_at_least_one, default=50, help="settled rolls to time (default 50)")
+    bench.add_argument("--rolls", type=positive_int, default=50, help="settled rolls to time (default 50)")
     bench.add_argument("--detector-seconds", type=_seconds, default=20.0,
                        help="seconds of the demo camera loop with the real detector (default 20)")
     bench.set_defaults(handler=lambda args: __import__("pi.bench", fromlist=["main"]).main(args))
@@ -342,12 +344,6 @@ class _RoutineDisconnects(logging.Filter):
 
 
 _ROUTINE_DISCONNECTS = _RoutineDisconnects()
-
-
-def _at_least_one(text: str) -> int:
-    from vision.cli import positive_int
-
-    return positive_int(text)
 
 
 def _seconds(text: str) -> float:

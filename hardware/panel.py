@@ -21,8 +21,9 @@ Press grammar (the same text is in hardware/README.md and, through `GRAMMAR` /
 Decisions are taken on release, from the press duration measured with the injected
 `clock`, so tests drive time without sleeping. Debounce: edges closer than `bounce_time`
 to the last accepted edge are ignored; if the ignored edges left the button in the other
-state, that missed change is applied at the next accepted edge (so a very short tap is
-not lost), and presses shorter than `MIN_PRESS` are dropped as noise. Mock pins do not
+state, that missed change is applied at the next accepted edge or at the first `refresh()`
+after the window (so a very short tap is not lost, and the LED never shows a hold nobody
+makes), and presses shorter than `MIN_PRESS` are dropped as noise. Mock pins do not
 implement gpiozero's own `bounce_time`, and real drivers differ, so the filter is done
 here the same way everywhere.
 
@@ -54,6 +55,7 @@ CLEAR_CONFIRM = 0.6
 #: The reveal's triple flash: on/off period (seconds) and count.
 FLASH = 0.15
 FLASHES = 3
+FLASH_TIME = 2 * FLASH * FLASHES
 
 _GRAMMAR_TEXT = {
     "en": (
@@ -100,6 +102,7 @@ class _Seat:
     since: float = float("-inf")  # when the current state began
     pressed_at: float | None = None  # start of the press being held (debounced)
     cleared_at: float | None = None
+    flash_from: float | None = None  # entering opened during the reveal's flash, begun then
     # debouncer
     stable: bool = False  # debounced level: True = pressed
     last_accept: float = float("-inf")
@@ -183,17 +186,21 @@ class SeatPanel:
 
     def open(self, seats: Iterable[str] | None = None, maximum: int = 5) -> None:
         """Start a secret declaration (0..maximum) for these seats (all by default);
-        the other seats' LEDs go off and their buttons do nothing."""
+        the other seats' LEDs go off and their buttons do nothing. Right after `reveal()`
+        (one secret choice straight after another) the reveal's flash plays out before
+        the slow blink; the buttons count from the start."""
         if maximum < 0:
             raise ValueError("maximum must be 0 or more")
         with self._lock:
             names = set(self._names(seats))
             now = self._clock()
             for seat in self._seats.values():
+                flashing = seat.state == "revealed" and now - seat.since < FLASH_TIME
                 if seat.name in names:
+                    flash_from = seat.since if flashing else None
                     self._set_state(seat, "entering", now)
-                    seat.maximum = maximum
-                else:
+                    seat.maximum, seat.flash_from = maximum, flash_from
+                elif not flashing:
                     self._set_state(seat, "off", now)
             self._render(now)
 
@@ -272,10 +279,19 @@ class SeatPanel:
             return self._seat(seat).button.pin
 
     def refresh(self) -> None:
-        """Write every LED for the current clock time (the animation thread does this
-        every 20 ms when `animate=True`)."""
+        """Apply a button change the debouncer held back once its window has passed (a
+        tap or a glitch shorter than `bounce_time`), then write every LED for the current
+        clock time. The animation thread does this every 20 ms when `animate=True`."""
+        locked: list[tuple[str, int]] = []
         with self._lock:
-            self._render(self._clock())
+            now = self._clock()
+            for seat in self._seats.values():
+                if seat.raw != seat.stable and now - seat.last_accept >= self.bounce_time:
+                    locked += self._apply(seat, self._debounce(seat, seat.raw, now))
+            self._render(now)
+        for lock in locked:
+            if self.on_lock is not None:
+                self.on_lock(*lock)
 
     def close(self) -> None:
         """Stop the LED thread, turn the LEDs off and release the pins."""
@@ -319,25 +335,33 @@ class SeatPanel:
     def _set_state(self, seat: _Seat, state: str, now: float, keep_count: bool = False) -> None:
         seat.state = state
         seat.since = now
-        seat.cleared_at = None
+        seat.cleared_at = seat.flash_from = None
         if not keep_count:
             seat.count = 0
 
     def _edge(self, seat: _Seat, pressed: bool) -> None:
-        locked: tuple[str, int] | None = None
         with self._lock:
             if seat.name not in self._seats:
                 return
             now = self._clock()
-            for level, t in self._debounce(seat, pressed, now):
-                if level:
-                    seat.pressed_at = t
-                elif seat.pressed_at is not None:
-                    started, seat.pressed_at = seat.pressed_at, None
-                    locked = self._press(seat, started, t) or locked
+            locked = self._apply(seat, self._debounce(seat, pressed, now))
             self._render(now)
-        if locked is not None and self.on_lock is not None:
-            self.on_lock(*locked)
+        for lock in locked:
+            if self.on_lock is not None:
+                self.on_lock(*lock)
+
+    def _apply(self, seat: _Seat, changes: list[tuple[bool, float]]) -> list[tuple[str, int]]:
+        """Apply debounced level changes; the locks they made."""
+        locked = []
+        for level, t in changes:
+            if level:
+                seat.pressed_at = t
+            elif seat.pressed_at is not None:
+                started, seat.pressed_at = seat.pressed_at, None
+                lock = self._press(seat, started, t)
+                if lock is not None:
+                    locked.append(lock)
+        return locked
 
     def _debounce(self, seat: _Seat, level: bool, now: float) -> list[tuple[bool, float]]:
         """Accepted level changes for one raw edge (see the module docstring)."""
@@ -375,10 +399,11 @@ class SeatPanel:
         if seat.state == "locked":
             return True
         if seat.state == "revealed":
-            elapsed = now - seat.since
-            return elapsed < 2 * FLASH * FLASHES and int(elapsed / FLASH) % 2 == 0
+            return _flash_lit(now - seat.since)
         if seat.state != "entering":
             return False
+        if seat.flash_from is not None and now - seat.flash_from < FLASH_TIME:
+            return _flash_lit(now - seat.flash_from)  # opened during the reveal's flash
         if seat.pressed_at is not None and seat.pressed_at >= seat.since:
             held = now - seat.pressed_at
             if held >= self.clear_time:
@@ -404,6 +429,11 @@ class SeatPanel:
                 if self._stop.is_set():
                     return
                 raise
+
+
+def _flash_lit(elapsed: float) -> bool:
+    """The reveal's triple flash, ``elapsed`` seconds after it began."""
+    return 0 <= elapsed < FLASH_TIME and int(elapsed / FLASH) % 2 == 0
 
 
 def _seat_fields(entry: Any) -> tuple[str, int, int]:

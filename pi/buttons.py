@@ -10,6 +10,7 @@ the number (e.g. special dice) makes the whole choice on the seat page instead.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from pi import inputs
@@ -25,6 +26,8 @@ class Buttons:
         self.table = table
         self.panel = panel
         self._open: bool | None = False  # None: set the panel afresh from the state
+        self._reveals = 0  # the table's count of reveals when the panel was last set
+        self._sync_lock = threading.Lock()  # two seats locking at once sync one after the other
 
     def reopen(self) -> None:
         """After a new game, an undo or a restart: set the panel afresh from the state."""
@@ -35,21 +38,29 @@ class Buttons:
         the table's lock: the panel calls back into the table from its own thread."""
         if self.panel is None:
             return
-        expects = self.table.expects_now()
-        found = inputs.button_inputs(expects)
-        was_open, self._open = self._open, bool(found)
-        if found and not was_open:
-            due = {seat for inp, _ in found for seat in inp["seats"]}
-            seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
-            self.panel.reset()
-            self.panel.open([self.table.button_of(s) for s in seats], maximum=max(int(f.get("max", 5)) for _, f in found))
-            for seat in seats:  # after an undo or a restart some seats have chosen already
-                if seat not in due:
-                    self._show_locked(seat, 0)
-        elif not found and (was_open is None or expects is None):
-            self.panel.reset()
-        elif not found and was_open:
-            self.panel.reveal()
+        with self._sync_lock:
+            expects, reveals = self.table.choice_now()
+            found = inputs.button_inputs(expects)
+            was_open, self._open = self._open, bool(found)
+            revealed, self._reveals = reveals != self._reveals and was_open is True, reveals
+            if found and (not was_open or revealed):
+                if revealed:  # a secret choice straight after the one just revealed
+                    self.panel.reveal()
+                else:
+                    self.panel.reset()
+                self._open_for(found)
+            elif not found and (was_open is None or expects is None):
+                self.panel.reset()
+            elif not found and was_open:
+                self.panel.reveal()
+
+    def _open_for(self, found: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        due = {seat for inp, _ in found for seat in inp["seats"]}
+        seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
+        self.panel.open([self.table.button_of(s) for s in seats], maximum=max(int(f.get("max", 5)) for _, f in found))
+        for seat in seats:  # after an undo or a restart some seats have chosen already
+            if seat not in due:
+                self._show_locked(seat, 0)
 
     def chosen_elsewhere(self, seat: str, event: dict[str, Any]) -> None:
         """A seat made its secret choice on its phone: its LED shows locked, its button stops."""

@@ -250,6 +250,14 @@ class Table:
         with self._lock:
             return self.engine.expects(self.state) if self.state is not None else None
 
+    def choice_now(self) -> tuple[dict[str, Any] | None, int]:
+        """``expects_now()`` with the number of the game's events that revealed secret
+        choices, read together: a new secret choice may open at the very event that
+        revealed the last one (everyone chose 0)."""
+        with self._lock:
+            reveals = sum(e.revealed for e in self.ledger.entries) if self.ledger else 0
+            return self.expects_now(), reveals
+
     # ------------------------------------------------------------------ the one way in
 
     def act(self, seat: str | None, type_: Any, values: Any, source: str = "phone") -> Result:

@@ -199,6 +199,22 @@ def test_a_quick_tap_inside_the_bounce_window_is_not_lost(panel, clock, locks):
     assert locks == [("Aki", 1)]
 
 
+@pytest.mark.parametrize("tap, count", [(0.01, 0), (0.035, 1)])
+def test_a_change_the_debouncer_held_back_is_applied_once_its_window_passes(panel, factory, clock, tap, count):
+    """A glitch (10 ms) or a quick tap (35 ms) whose release falls inside the bounce window,
+    and no edge after it: the LED keeps the plain slow blink (no "let go now to lock", no
+    start-over flicker for a hold nobody makes) and the tap counts."""
+    panel.open()
+    start = clock.t
+    pin = panel.button_pin("Aki")
+    pin.drive_low()
+    clock.t += tap
+    pin.drive_high()
+    times = [t - (clock.t - start) for t in (0.1, 0.6, 1.1, 1.6, 3.05, 3.1, 3.15, 60.1)]
+    assert led_trace(panel, factory, clock, "Aki", times) == [True, False, True, False, True, True, True, True]
+    assert panel.value("Aki") == count
+
+
 def test_a_hold_with_bounces_still_locks(panel, clock, locks):
     panel.open()
     pin = panel.button_pin("Aki")
@@ -294,6 +310,29 @@ def test_reopening_starts_a_new_declaration(panel, clock, locks):
     taps(panel, clock, "Aki", 1)
     press(panel, clock, "Aki", duration=1.2)
     assert locks == [("Aki", 2), ("Aki", 1)]
+
+
+def test_a_declaration_opened_during_the_reveal_lets_the_flash_play_out(panel, factory, clock):
+    """One secret choice straight after another (everyone chose 0): the reveal's three
+    flashes still show, then the slow blink; a press during the flash counts."""
+    panel.open()
+    press(panel, clock, "Aki", duration=1.2)
+    press(panel, clock, "Ben", duration=1.2)
+    revealed_at = clock.t
+    panel.reveal()
+    panel.open(["Aki"], maximum=3)
+    assert panel.leds() == {"Aki": "entering", "Ben": "revealed"}
+    flash = [True, False] * 3 + [False]
+    times = [0.01 + 0.15 * i for i in range(7)]
+    assert led_trace(panel, factory, clock, "Aki", times) == flash
+    assert led_trace(panel, factory, clock, "Ben", times) == flash
+    clock.t = revealed_at + 0.2
+    press(panel, clock, "Aki")
+    clock.t = revealed_at + 0.9
+    blink = led_trace(panel, factory, clock, "Aki", [0.1, 0.6, 1.1])
+    assert blink == [True, False, True] and panel.value("Aki") == 1
+    panel.open(["Aki"], maximum=3)  # long after the reveal: no flash
+    assert led_trace(panel, factory, clock, "Aki", [0.01, 0.2, 0.35]) == [True] * 3
 
 
 def test_on_lock_may_call_back_into_the_panel(factory, clock):

@@ -126,6 +126,29 @@ def test_a_round_in_chromium(served, browser):
     assert problems == []
 
 
+def test_a_click_on_a_virtual_seat_button_is_a_press(config, browser):
+    """A click sends its press and its release together. On the panel's real clock the
+    page keeps a tap's length between them, so each click adds one instead of being
+    dropped as electrical noise."""
+    from gpiozero.pins.mock import MockFactory
+
+    from pi.appliance import build
+
+    appliance = build(dataclasses.replace(config, language="en"), demo=True, pin_factory=MockFactory(),
+                      camera=None, detector=None, animate=False)
+    try:
+        assert appliance.table.start_game("alea", SEATS3, {"deck": "dealt"}, seed=21)["ok"]
+        root = f"http://127.0.0.1:{appliance.serve_in_thread('127.0.0.1', 0)}"
+        page = browser.new_page()
+        page.goto(f"{root}/seat/{appliance.table.record.tokens['Aki']}")
+        for _ in range(2):
+            with page.expect_response(lambda r: r.url.endswith("/demo/release/Aki")):
+                page.click("#button-Aki")
+        assert appliance.table.buttons.panel.value("Aki") == 2
+    finally:
+        appliance.close()
+
+
 def test_a_page_update_under_a_holding_finger_does_not_release_the_seat_button(served, browser):
     """The page moves while Aki holds her virtual button (an update pushes the button away
     from under the pointer): the hold goes on until the finger lifts, as on the real button,

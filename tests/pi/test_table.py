@@ -93,6 +93,25 @@ def test_declarations_stay_secret_until_the_reveal(panel_and_table, clock):
     assert table.snapshot()["view"]["declarations"] == {"Aki": 4, "Ben": 2, "Chie": 1}
 
 
+@pytest.mark.parametrize("game", ["alea", "dieangler"])
+def test_a_secret_choice_straight_after_a_reveal_opens_the_buttons_again(panel_and_table, clock, game):
+    """Everyone locks 0 (ALEA's declaration, the Die-angler's rod): the next round's secret
+    choice opens at once, with no throw between. The LEDs flash the reveal, blink again,
+    and the buttons enter the new choice."""
+    panel, table = panel_and_table
+    assert table.start_game(game, SEATS3, {}, seed=3)["ok"]
+    first = table.expects_now()["inputs"][0]
+    for seat in first["seats"]:
+        declare_on_button(panel, clock, seat, 0)
+    again = table.expects_now()["inputs"][0]
+    assert again["secret"] and again["type"] == first["type"] and again["seats"] == first["seats"]
+    assert table.snapshot()["view"]["round"] == 2
+    assert {panel.led(s) for s in again["seats"]} == {"entering"}
+    declare_on_button(panel, clock, "Aki", 1)
+    assert "Aki" not in table.expects_now()["inputs"][0]["seats"]
+    assert panel.led("Aki") == "locked"
+
+
 def test_button_corrections_before_locking(panel_and_table, clock):
     from tests.pi.conftest import press
 

@@ -453,11 +453,15 @@
 
   // Virtual seat buttons (demo): pressing and releasing drive the seat's mock pin, so a
   // hold locks exactly as on the real button. Each button's requests are sent one after
-  // the other, so a quick tap's release never overtakes its press.
+  // the other, so a quick tap's release never overtakes its press, and a release goes at
+  // least TAP_MS after its press was answered: a click whose down and up come together
+  // is still a press (the panel drops presses under 20 ms as electrical noise).
+  var TAP_MS = 80;
   document.querySelectorAll(".seat-button").forEach(function (button) {
     var seat = encodeURIComponent(button.dataset.seat);
     var down = false;
     var queue = Promise.resolve();
+    var pressedAt = 0;
     function queued(url) { queue = queue.then(function () { return post(url, button.closest(".card")); }); }
     function press(e) {
       e.preventDefault();
@@ -469,11 +473,15 @@
       button.classList.add("pressed");
       holding += 1;  // a reload waits for the finger to lift
       queued("/demo/press/" + seat);
+      queue = queue.then(function () { pressedAt = Date.now(); });
     }
     function release(e) {
       if (!down) { return; }
       down = false;
       button.classList.remove("pressed");
+      queue = queue.then(function () {
+        return new Promise(function (done) { setTimeout(done, Math.max(0, pressedAt + TAP_MS - Date.now())); });
+      });
       queued("/demo/release/" + seat);
       queue.then(function () { holding -= 1; settled(); });
     }

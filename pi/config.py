@@ -11,6 +11,7 @@ Config values are frozen dataclasses; change one with `dataclasses.replace`.
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
 import tomllib
@@ -184,9 +185,14 @@ def load(path: str | Path | None = None) -> Config:
             "(strings need quotes, tables look like [camera], seats like [[seats]])"
         ) from None
     try:
-        return from_dict(raw, base_dir=path.parent)
+        config = from_dict(raw, base_dir=path.parent)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    if "seats" not in raw:
+        logging.getLogger(__name__).warning(
+            "%s has no [[seats]]: the four default seats and their pins are used "
+            "(`dicetable wiring --config %s` shows them)", path, path)
+    return config
 
 
 # --- validation --------------------------------------------------------------------------

@@ -65,6 +65,17 @@ def test_data_dir_default_without_env(monkeypatch):
     assert config.load(None).data_dir == Path("~/.local/share/dicetable").expanduser()
 
 
+def test_a_file_without_seats_says_it_takes_the_default_seats(tmp_path, caplog):
+    path = tmp_path / "table.toml"
+    path.write_text('language = "en"\nhost_pin = "4821"\n', encoding="utf-8")
+    cfg = config.load(path)
+    assert cfg.seats == config.DEFAULT_SEATS
+    assert f"{path} has no [[seats]]: the four default seats" in caplog.text
+    caplog.clear()
+    config.load(REPO / "dicetable.example.toml")
+    assert "[[seats]]" not in caplog.text
+
+
 def test_example_file_is_valid_and_complete():
     cfg = config.load(REPO / "dicetable.example.toml")
     assert cfg.camera.source == "picamera2"

@@ -117,10 +117,15 @@ def _take(held: tuple[int, ...], faces: Sequence[int], who: str, verb: str, verb
     have, want = Counter(held), Counter(faces)
     for f in faces:
         if have[f] < want[f]:
-            has_en = f"holds only one {f}" if have[f] == 1 else f"does not hold a {f}"
+            if verb == "keep":  # from the dice just thrown
+                has_en = f"threw only one {f}" if have[f] == 1 else f"did not throw a {f}"
+                where_ja = f"{who}が振った{JA['dice']}に"
+            else:
+                has_en = f"holds only one {f} to {verb}" if have[f] == 1 else f"does not hold a {f} to {verb}"
+                where_ja = f"{who}の手元に"
             has_ja = f"{f}の{JA['dice']}は1個だけです" if have[f] == 1 else f"{f}の{JA['dice']}はありません"
-            raise IllegalEvent(f"{who} {has_en} to {verb}; the dice {who} may {verb} now: {_faces_text(held)}",
-                               f"{who}の手元に{has_ja}（いま{verb_ja}{JA['dice']}: {_faces_ja(held)}）")
+            raise IllegalEvent(f"{who} {has_en}; the dice {who} may {verb} now: {_faces_text(held)}",
+                               f"{where_ja}{has_ja}（いま{verb_ja}{JA['dice']}: {_faces_ja(held)}）")
     out = list(held)
     for f in faces:
         out.remove(f)

@@ -99,8 +99,8 @@ def _exchange_inputs(state: Any) -> list[dict[str, Any]]:
              field("take", "choice", "You take", f"もらう{JA['dice']}", options=_colour_options(take))],
             action=text(f"{EN['exchange'].capitalize()} a die", JA["exchange"]),
         ),
-        an_input("pass", [name], text(f"{name}: or {EN['pass']} (no {EN['exchange']}).",
-                                      f"{name}: または{JA['pass']}（{JA['exchange']}しない）。"),
+        an_input("pass", [name], text(f"{name}: {EN['pass'].capitalize()} (no {EN['exchange']}).",
+                                      f"{name}: {JA['pass']}（{JA['exchange']}しない）。"),
                  action=text(EN["pass"].capitalize(), JA["pass"])),
     ]
 

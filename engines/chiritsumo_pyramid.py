@@ -152,7 +152,8 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     if _parsed(raw):
         return raw
     if not isinstance(raw, (list, tuple)) or len(raw) != len(ROW_SIZES):
-        got = f"{len(raw)} {EN['row']}s" if isinstance(raw, (list, tuple)) else short(raw)
+        got = (f"{len(raw)} {EN['row']}{'' if len(raw) == 1 else 's'}" if isinstance(raw, (list, tuple))
+               else short(raw))
         got_ja = f"{len(raw)}{JA['row']}" if isinstance(raw, (list, tuple)) else short(raw)
         raise IllegalEvent(
             f"a {EN['pyramid']} is 4 {EN['row']}s (bottom first) of 4, 3, 2 and 1 {EN['place']}s, saw {got}; "
@@ -162,7 +163,8 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     rows = []
     for r, row in enumerate(raw):
         if not isinstance(row, (list, tuple)) or len(row) != ROW_SIZES[r]:
-            got = f"{len(row)} {EN['place']}s" if isinstance(row, (list, tuple)) else short(row)
+            got = (f"{len(row)} {EN['place']}{'' if len(row) == 1 else 's'}" if isinstance(row, (list, tuple))
+                   else short(row))
             got_ja = f"{len(row)}個" if isinstance(row, (list, tuple)) else short(row)
             raise IllegalEvent(
                 f"{EN['row']} {r + 1} from the bottom has {ROW_SIZES[r]} {EN['place']}s, saw {got}; "

@@ -118,7 +118,10 @@ def _one_fish(item: Any, n: int, where: str) -> Fish:
     if unknown:
         raise DataError(f"{label}: unknown key(s) {short(unknown)}; a fish has {', '.join(KEYS)}",
                         f"{label_ja}: 不明な項目 {short(unknown)} があります。使える項目は {', '.join(KEYS)} です")
-    target = item.get("target")
+    if "target" not in item:
+        raise DataError(f"{label}: target is missing; give a whole number from 1 to {MAX_TARGET}",
+                        f"{label_ja}: 目標 (target) がありません。1〜{MAX_TARGET}の整数で書いてください")
+    target = item["target"]
     if not whole(target, 1, MAX_TARGET):
         raise DataError(f"{label}: target is {short(target)}; give a whole number from 1 to {MAX_TARGET}",
                         f"{label_ja}: 目標 {short(target)} は使えません。1〜{MAX_TARGET}の整数にしてください")

@@ -193,6 +193,11 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
             raise IllegalEvent(f"a change of 0 is no change; give +1/-1 (or +2/-2 with an even {EN['lure']})",
                                f"0 は変更になりません。+1/-1（偶数の{JA['lure']}なら +2/-2）にしてください")
         total += abs(delta)
+        if total > budget:  # before the faces: "+2 with an odd lure" is the mistake, not the 7
+            parity, parity_ja = ("odd", "奇数") if budget == 1 else ("even", "偶数")
+            shown = face(by, hand.value(by))
+            raise IllegalEvent(f"the {EN[by]} shows {shown} ({parity}): it changes faces by {budget} in all, saw {total}",
+                               f"{JA[by]}の出目は{shown}（{parity_ja}）なので、変えられるのは合計{budget}までです（{total}）")
         if isinstance(die, str):
             special_delta[_lure_special(hand, by, die, delta, special_delta, name)] = delta
         elif whole(die, -(10**9), 10**9):
@@ -204,11 +209,6 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
         else:
             raise IllegalEvent(f"a die in changes is written as its face (d6) or \"d10\"/\"d20\", saw {short(die)}",
                                f"changes のダイスは出目（{JA['d6']}）か \"d10\"/\"d20\" で書きます（{short(die)}）")
-    if total > budget:
-        parity, parity_ja = ("odd", "奇数") if budget == 1 else ("even", "偶数")
-        shown = face(by, hand.value(by))
-        raise IllegalEvent(f"the {EN[by]} shows {shown} ({parity}): it changes faces by {budget} in all, saw {total}",
-                           f"{JA[by]}の出目は{shown}（{parity_ja}）なので、変えられるのは合計{budget}までです（{total}）")
     left = _take_d6(hand, [f for f, _ in faces], name, "changes")
     special = tuple((k, v + special_delta.get(k, 0)) for k, v in hand.special)
     new = hand.with_(d6=tuple(sorted(left + [f + d for f, d in faces])), special=special, lured=hand.lured + (by,))

@@ -322,8 +322,9 @@ def _handicap(state: State, event: Mapping[str, Any]) -> State:
     i = _due(state, event, task_seat(state))
     choice = event["choice"]
     if choice not in state.handicaps_left:
-        raise IllegalEvent(f"{en('handicap')} {short(choice)} is not available; choose one of "
-                           f"{', '.join(state.handicaps_left)}",
+        left = state.handicaps_left
+        raise IllegalEvent(f"{en('handicap')} {short(choice)} is not available at this table now; "
+                           + (f"the one left is {left[0]}" if len(left) == 1 else f"choose one of {', '.join(left)}"),
                            f"{ja('handicap')} {short(choice)} は選べません。選べるのは "
                            f"{'、'.join(handicap_name(h)[1] for h in state.handicaps_left)} です")
     name = names(state)[i]

@@ -92,10 +92,8 @@ def _exchange(state: State) -> list[dict[str, Any]]:
             f"{who} has the {en('priority')} but holds no {en('item_card')}: {en('pass')}.",
             f"{who}に{ja('priority')}がありますが、{ja('item_card')}がないので{ja('pass')}します。"))]
     return [_item(state, i, text(
-                f"{who} has the {en('priority')}: use another {en('item_card')} on {mover}'s {en('move')}, "
-                f"or {en('pass')}.",
-                f"{who}に{ja('priority')}があります。{mover}の{ja('move')}に{ja('item_card')}を使うか、"
-                f"{ja('pass')}してください。")),
+                f"{who} has the {en('priority')}: use an {en('item_card')} on {mover}'s {en('move')}.",
+                f"{who}に{ja('priority')}があります。{mover}の{ja('move')}に{ja('item_card')}を使えます。")),
             an_input("pass", [who], text(f"{who} has the {en('priority')}: {en('pass')}, playing no {en('item_card')}.",
                                          f"{who}に{ja('priority')}があります。{ja('item_card')}を使わずに"
                                          f"{ja('pass')}できます。"),

@@ -315,8 +315,8 @@ def test_a_thrown_die_colour_is_not_checked():
 
 def test_keep_refusals_face_not_thrown_each_die_once():
     s = throw(new(3), 2, 3, 4, 5)
-    refused(s, ev("keep", "Aki", dice=[2, 6]), "does not hold a 6")
-    refused(s, ev("keep", "Aki", dice=[2, 2]), "holds only one 2")
+    refused(s, ev("keep", "Aki", dice=[2, 6]), "did not throw a 6")
+    refused(s, ev("keep", "Aki", dice=[2, 2]), "threw only one 2")
     refused(s, ev("keep", "Aki", dice=[2, 7]), "1-6")
     refused(s, ev("keep", "Aki", dice=[["white", 2], ["white", 3]]))
     s = keep(s, 5, 2)

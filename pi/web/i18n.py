@@ -142,6 +142,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "apply": {"en": "Apply", "ja": "適用"},
     "undo": {"en": "Undo the last event", "ja": "最後の操作を取り消す"},
     "end_game": {"en": "End the game", "ja": "ゲームを終了する"},
+    "put_away": {"en": "Put the finished game away", "ja": "終わったゲームを片付ける"},
     "calibrate": {"en": "Calibrate colours", "ja": "色の較正"},
     "calibrate_hint": {
         "en": "Throw only the dice of one colour, then capture it. Repeat for each colour, then save.",

@@ -701,3 +701,26 @@ def test_flying_dwarves_shows_a_locked_card_only_until_the_reveal(table, config)
         assert table.act(seat, "propel", {"card": card})["ok"]
         page = client.get(f"/seat/{_token(table, first)}").get_data(as_text=True)
         assert ('id="chosen"' in page) == (seat != rest[-1])  # the last lock reveals every card
+
+
+def test_a_game_ended_by_its_rules_asks_nothing_more_of_its_pages(client, table):
+    """The last ALEA round is over: a seat page no longer says "not declared yet" nor
+    "last round", and the host page puts the finished game away instead of ending it."""
+    import json
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / "alea.jsonl"
+    header, *events = [json.loads(line) for line in script.read_text(encoding="utf-8").splitlines()
+                       if line.strip() and not line.startswith("#")]
+    assert table.start_game("alea", header["seats"], header["options"], seed=header["seed"])["ok"]
+    with table._lock:
+        for event in events:
+            assert table.apply(event, "typed")["ok"], event
+    table.after_change()
+    assert not table.running()
+    seat = client.get(f"/seat/{_token(table, 'Ben')}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="mine"' not in seat and "Last round" not in seat and "Aki" in seat
+    _login(client)
+    host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Put the finished game away" in host and "End the game" not in host
+    assert client.post("/host/end", json={}).json["ok"] and table.record is None  # nothing to confirm

@@ -155,10 +155,13 @@
     for (var v = lo; v <= hi; v++) { out.push(v); }
     return out;
   }
+  function dieLabel(d) {
+    return colourName(d.colour || "") + " " + d.face + (d.sides && d.sides !== 6 ? " d" + d.sides : "");
+  }
   function dieChip(d) {
     var chip = el("span", "die " + (d.colour || "unknown"), String(d.face));
     if (d.sides && d.sides !== 6) { chip.appendChild(el("small", "", "d" + d.sides)); }
-    chip.setAttribute("aria-label", colourName(d.colour || "") + " " + d.face + (d.sides && d.sides !== 6 ? " d" + d.sides : ""));
+    chip.setAttribute("aria-label", dieLabel(d));
     return chip;
   }
 
@@ -186,7 +189,7 @@
         var chip = tapButton("", "pad-die", function () { picked = picked === i ? null : i; write(); });
         chip.appendChild(dieChip(it));
         chip.setAttribute("aria-pressed", picked === i ? "true" : "false");
-        chip.setAttribute("aria-label", colourName(it.colour) + " " + it.face);
+        chip.setAttribute("aria-label", dieLabel(it));
         shown.appendChild(chip);
       });
       if (kind === "dice") {

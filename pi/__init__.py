@@ -2,4 +2,4 @@
 
 #: The release: pyproject.toml reads it from here, `dicetable --version` prints it, and
 #: CHANGELOG.md has a section for each.
-__version__ = "0.3.20"
+__version__ = "0.3.21"

@@ -289,9 +289,7 @@ class SeatPanel:
                 if seat.raw != seat.stable and now - seat.last_accept >= self.bounce_time:
                     locked += self._apply(seat, self._debounce(seat, seat.raw, now))
             self._render(now)
-        for lock in locked:
-            if self.on_lock is not None:
-                self.on_lock(*lock)
+        self._report(locked)
 
     def close(self) -> None:
         """Stop the LED thread, turn the LEDs off and release the pins."""
@@ -346,6 +344,10 @@ class SeatPanel:
             now = self._clock()
             locked = self._apply(seat, self._debounce(seat, pressed, now))
             self._render(now)
+        self._report(locked)
+
+    def _report(self, locked: list[tuple[str, int]]) -> None:
+        """Call `on_lock` for each lock, outside the panel's lock (it may call back in)."""
         for lock in locked:
             if self.on_lock is not None:
                 self.on_lock(*lock)

@@ -48,19 +48,16 @@ class Buttons:
                     self.panel.reveal()
                 else:
                     self.panel.reset()
-                self._open_for(found)
+                due = {seat for inp, _ in found for seat in inp["seats"]}
+                seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
+                self.panel.open([self.table.button_of(s) for s in seats], maximum=max(int(f.get("max", 5)) for _, f in found))
+                for seat in seats:  # after an undo or a restart some seats have chosen already
+                    if seat not in due:
+                        self._show_locked(seat, 0)
             elif not found and (was_open is None or expects is None):
                 self.panel.reset()
             elif not found and was_open:
                 self.panel.reveal()
-
-    def _open_for(self, found: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
-        due = {seat for inp, _ in found for seat in inp["seats"]}
-        seats = [s for s in self.table.seat_names() if self.table.button_of(s) is not None]
-        self.panel.open([self.table.button_of(s) for s in seats], maximum=max(int(f.get("max", 5)) for _, f in found))
-        for seat in seats:  # after an undo or a restart some seats have chosen already
-            if seat not in due:
-                self._show_locked(seat, 0)
 
     def chosen_elsewhere(self, seat: str, event: dict[str, Any]) -> None:
         """A seat made its secret choice on its phone: its LED shows locked, its button stops."""

@@ -166,10 +166,12 @@ def setup(seats: Sequence[Seat | Mapping[str, Any]], options: Mapping[str, Any] 
         complete=(False,) * n,
         fuji=(False,) * n,
     )
-    how = f"{EN['solo']} ({SOLO_NAME})" if mode == "solo" else f"{EN['garden']} ({JA['garden']}) for {n}"
-    how_ja = f"{JA['solo']}（{SOLO_NAME}）" if mode == "solo" else f"{JA['garden']} {n}人"
-    return say(state, f"{TITLE['en']}, {how}: {EN['round']} 1, everyone throws",
-               f"{TITLE['ja']} {how_ja}: {JA['round']}1、全員{JA['dice']}を振ってください")
+    if mode == "solo":
+        how, how_ja, who, who_ja = EN["solo"], f"{JA['solo']}（{SOLO_NAME}）", "throw", ""
+    else:
+        how, how_ja, who, who_ja = f"{EN['garden']} for {n}", f"{JA['garden']} {n}人", "everyone throws", "全員"
+    return say(state, f"{TITLE['en']}, {how}: {EN['round']} 1, {who}",
+               f"{TITLE['ja']} {how_ja}: {JA['round']}1、{who_ja}{JA['dice']}を振ってください")
 
 
 # --- small helpers -----------------------------------------------------------------------
@@ -291,6 +293,11 @@ def _build(state: State, event: Mapping[str, Any]) -> State:
     return state
 
 
+def _points_en(n: int) -> str:
+    """"1 point", "12 points"."""
+    return f"{n} {EN['points'] if n != 1 else EN['points'].removesuffix('s')}"
+
+
 def _build_text(name: str, scored: Mapping[str, Any]) -> tuple[str, str]:
     counts = Counter(p["pattern"] for p in scored["patterns"])
     parts = [f"{n} {EN[k].lower()}{'s' if n > 1 and k != 'fuji' else ''}" for k, n in counts.items()]
@@ -300,7 +307,7 @@ def _build_text(name: str, scored: Mapping[str, Any]) -> tuple[str, str]:
         parts_ja.append(f"{JA['complete']}+{scored['bonus']}")
     what = ", ".join(parts) or f"no {EN['pattern']}"
     what_ja = "・".join(parts_ja) or f"{JA['pattern']}なし"
-    return (f"{name} built a {EN['pyramid']}: {what}: {scored['total']} {EN['points']}",
+    return (f"{name} built a {EN['pyramid']}: {what}: {_points_en(scored['total'])}",
             f"{name}の{JA['pyramid']}: {what_ja}: {scored['total']}{JA['points']}")
 
 
@@ -333,7 +340,7 @@ def _garden_scored(state: State) -> State:
                     f"{JA['complete']}した{JA['pyramid']}なし: {JA['exchange']}なし")
         return _end_round(state)
     who = ", ".join(names[i] for i in order)
-    state = say(state, f"{JA['exchange']} ({EN['exchange']}) in this order: {who}", f"{JA['exchange']}の順番: {who}")
+    state = say(state, f"The {EN['exchange']}s go in this order: {who}", f"{JA['exchange']}の順番: {who}")
     return replace(state, phase="exchange", order=order, turn=0, last_exchanger=None, exchanges=())
 
 
@@ -455,7 +462,7 @@ def _solo_scored(state: State, scored: Mapping[str, Any]) -> State:
     if state.last_round:
         rank = rank_of(total)
         en, ja = RANK_TEXT[rank]
-        state = say(state, f"The dust has piled up: {name} ends with {total} {EN['points']}, {EN['rank']}: {en}",
+        state = say(state, f"The dust has piled up: {name} ends with {_points_en(total)}, {EN['rank']}: {en}",
                     f"ちりが積もり切った: {name} {total}{JA['points']}、{JA['rank']}: {ja}")
         return replace(state, phase="over", rank=rank, winners=(0,) if total >= 15 else (), ended_by="solo")
     if scored["complete"] and state.reserve > 0:

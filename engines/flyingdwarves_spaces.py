@@ -101,8 +101,9 @@ def game_over(state: State) -> State:
     seats = names(state)
     state = replace(state, phase="over", final=tuple(parts), points=tuple(totals), winners=winners, mover=None)
     for i, (pen, maj) in enumerate(parts):
-        state = say(state, f"{seats[i]}: {en('distance_penalty')} -{pen}, {en('majority')} +{maj}, total {totals[i]}.",
-                    f"{seats[i]}: {ja('distance_penalty')} -{pen}、{ja('majority')} +{maj}、合計{totals[i]}点。")
+        penalty = f"-{pen}" if pen else "0"
+        state = say(state, f"{seats[i]}: {en('distance_penalty')} {penalty}, {en('majority')} +{maj}, total {totals[i]}.",
+                    f"{seats[i]}: {ja('distance_penalty')} {penalty}、{ja('majority')} +{maj}、合計{totals[i]}点。")
     return say(state, f"The game is over; {', '.join(seats[i] for i in winners)} "
                f"{'wins' if len(winners) == 1 else 'share the win'}.",
                f"ゲーム終了。勝者: {'・'.join(seats[i] for i in winners)}。")

@@ -19,13 +19,11 @@ def _item_options(state: State, i: int) -> list[dict[str, Any]]:
     return [option(c, *item_name(c)) for c in sorted(set(state.items[i]))]
 
 
-def _lot_options(state: State) -> list[dict[str, Any]]:
-    return ([option(k, f"{en('lot')} at {en('space')} {k}", f"{k}番の{ja('lot')}") for k in lots_with_room(state)]
-            + [option(None, "none", "なし")])
-
-
-def _lot_field(state: State) -> dict[str, Any]:
-    return field("lot", "choice", en("lot").capitalize(), ja("lot"), options=_lot_options(state))
+def _lot_field(state: State, none_en: str, none_ja: str) -> dict[str, Any]:
+    """The lots with room, and ``none`` (its label says what choosing no lot means)."""
+    return field("lot", "choice", en("lot").capitalize(), ja("lot"), options=(
+        [option(k, f"{en('lot')} at {en('space')} {k}", f"{k}番の{ja('lot')}") for k in lots_with_room(state)]
+        + [option(None, none_en, none_ja)]))
 
 
 def _handicap(state: State) -> list[dict[str, Any]]:
@@ -114,7 +112,7 @@ def _develop(state: State) -> list[dict[str, Any]]:
     return [an_input("develop", [m], text(f"{m}: the {en('develop')} places one of your {en('cube')}s on a "
                                           f"{en('lot')}.",
                                           f"{m}: {ja('develop')}で{ja('lot')}に{ja('cube')}を置けます。"),
-                     [_lot_field(state)])]
+                     [_lot_field(state, f"place no {en('cube')}", f"{ja('cube')}を置かない")])]
 
 
 def _discard(state: State) -> list[dict[str, Any]]:
@@ -143,7 +141,7 @@ def _start_cube(state: State) -> list[dict[str, Any]]:
                                                 "or keep it.",
                                                 f"{name}: {ja('start_cube')}を{ja('lot')}に移すか、"
                                                 "そのままにしてください。"),
-                     [_lot_field(state)])]
+                     [_lot_field(state, "keep it where it is", "そのままにする")])]
 
 
 _INPUTS = {"handicap": _handicap, "draw": _draw, "propel": _propel, "move": _before_move, "exchange": _exchange,

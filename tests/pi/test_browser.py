@@ -362,6 +362,30 @@ def test_the_host_page_in_chromium(served, browser):
     page.close()
 
 
+def test_the_host_page_sees_a_game_end_at_a_reveal(served, browser):
+    """ALEA's last round, everyone declares 0: the game ends at the reveal. The host page had
+    no form before and has none after, yet it turns to the finished game by itself."""
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    table = appliance.table
+    assert table.start_game("alea", SEATS3, {"deck": "dealt", "target": 1}, seed=5)["ok"]
+    for seat, value in (("Aki", 1), ("Ben", 0), ("Chie", 0)):
+        assert declare(table, seat, value)["ok"]
+    assert table.typed_throw([{"colour": "red", "face": 6}])["ok"]  # Ben has 3: the next round is the last
+    page = browser.new_page(locale="en-US")
+    page.goto(root + "/host")
+    page.fill("input[name=pin]", appliance.config.host_pin)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#end")).to_have_text("End the game")
+    for seat in ("Aki", "Ben", "Chie"):
+        assert declare(table, seat, 0)["ok"]
+    assert not table.running()
+    expect(page.locator("#end")).to_have_text("Put the finished game away")
+    expect(page.locator("#finished")).to_be_visible()
+    page.close()
+
+
 def test_the_camera_card_says_there_is_no_picture(served, browser):
     from playwright.sync_api import expect
 

@@ -96,3 +96,14 @@ def test_dice_statistics_wait_for_enough_rolls_then_test_fairness(client, table)
     still = roll_of([("blue", 2)], status="still")  # a die lying still is not a new throw
     table.store.record_roll(None, [d.__dict__ for d in still.dice])
     assert [s["colour"] for s in client.get("/api/stats").json] == ["red"]
+
+
+def test_history_heads_the_scores_with_the_games_own_word_and_shows_each_round_whole(client, table):
+    table.start_game("dieangler", SEATS3, {}, seed=3)
+    game_id = table.record.id
+    assert table.end_game()["ok"]
+    listing = client.get("/history", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "<th>Fish caught</th>" in listing and "<th>Points</th>" not in listing
+    page = client.get(f"/history/{game_id}", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "<th>釣ったお魚カード</th>" in page
+    assert '<ol class="log">' not in page and '<ol class="log whole">' in page  # no inner scroll box

@@ -156,7 +156,8 @@
     return out;
   }
   function dieLabel(d) {
-    return colourName(d.colour || "") + " " + d.face + (d.sides && d.sides !== 6 ? " d" + d.sides : "");
+    // the chip's visible text ("8d10") inside the name, as a label must hold what it shows
+    return colourName(d.colour || "") + " " + d.face + (d.sides && d.sides !== 6 ? "d" + d.sides : "");
   }
   function dieChip(d) {
     var chip = el("span", "die " + (d.colour || "unknown"), String(d.face));
@@ -404,13 +405,14 @@
     var typing = active && (/SELECT|TEXTAREA/.test(active.tagName) ||
       (active.tagName === "INPUT" && /^(text|number|password|search)$/.test(active.type)));
     // The forms depend on what the game waits for from this page (and, on the host page,
-    // on the game and a pending prompt): when that changes, load the page again.
+    // on the game, a pending prompt and whether the game is over: one can end at a reveal,
+    // when the host had no form before or after): when that changes, load the page again.
     var changed = (state.forms || "") !== (body.dataset.forms || "");
     if (body.dataset.reloadOnGame !== undefined) { changed = Boolean(state.game); }  // a seat waiting between games
     if (body.dataset.page === "host") {
       var game = state.game ? String(state.game.id) : "";
-      var prompt = state.prompt ? "yes" : "";
-      changed = changed || game !== body.dataset.game || prompt !== body.dataset.prompt;
+      var prompt = state.prompt ? "yes" : "", over = state.over ? "yes" : "";
+      changed = changed || game !== body.dataset.game || prompt !== body.dataset.prompt || over !== body.dataset.over;
     }
     if (body.dataset.forms !== undefined && changed && !reloadWanted) {
       // data-forms keeps saying what this page shows until it is reloaded; a field being

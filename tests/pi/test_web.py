@@ -703,23 +703,31 @@ def test_flying_dwarves_shows_a_locked_card_only_until_the_reveal(table, config)
         assert ('id="chosen"' in page) == (seat != rest[-1])  # the last lock reveals every card
 
 
-def test_a_game_ended_by_its_rules_asks_nothing_more_of_its_pages(client, table):
-    """The last ALEA round is over: a seat page no longer says "not declared yet" nor
-    "last round", and the host page puts the finished game away instead of ending it."""
+@pytest.mark.parametrize("game, stale", [
+    ("alea", ['id="mine"', "Last round"]),  # "not declared yet", the last round's double
+    ("dieangler", ['id="mine"']),  # "my rod: not chosen yet"
+    ("ariexpress", ['id="turn"', 'id="dice-of-turn"']),  # whose turn, the dice of a turn
+])
+def test_a_game_ended_by_its_rules_asks_nothing_more_of_its_pages(client, table, game, stale):
+    """A game's example script played to its end (its refused lines refused): the seat page
+    keeps nothing of a turn or a choice still to make, and the host page puts the finished
+    game away instead of ending it."""
     import json
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / "alea.jsonl"
+    script = Path(__file__).resolve().parents[2] / "docs" / "examples" / f"{game}.jsonl"
     header, *events = [json.loads(line) for line in script.read_text(encoding="utf-8").splitlines()
                        if line.strip() and not line.startswith("#")]
-    assert table.start_game("alea", header["seats"], header["options"], seed=header["seed"])["ok"]
+    assert table.start_game(game, header["seats"], header.get("options", {}), seed=header.get("seed"))["ok"]
     with table._lock:
         for event in events:
-            assert table.apply(event, "typed")["ok"], event
+            table.apply(event, "typed")
     table.after_change()
     assert not table.running()
-    seat = client.get(f"/seat/{_token(table, 'Ben')}", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert 'id="mine"' not in seat and "Last round" not in seat and "Aki" in seat
+    seat = client.get(f"/seat/{_token(table, header['seats'][1]['name'])}", headers={"Accept-Language": "en"})
+    page = seat.get_data(as_text=True)
+    assert seat.status_code == 200 and "Game over" in page
+    assert [s for s in stale if s in page] == []
     _login(client)
     host = client.get("/host", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Put the finished game away" in host and "End the game" not in host

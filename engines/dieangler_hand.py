@@ -197,7 +197,7 @@ def lure(hand: Hand, event: Mapping[str, Any], name: str) -> tuple[Hand, str, st
             parity, parity_ja = ("odd", "奇数") if budget == 1 else ("even", "偶数")
             shown = face(by, hand.value(by))
             raise IllegalEvent(f"the {EN[by]} shows {shown} ({parity}): it changes faces by {budget} in all, saw {total}",
-                               f"{JA[by]}の出目は{shown}（{parity_ja}）なので、変えられるのは合計{budget}までです（{total}）")
+                               f"{JA[by]}の出目は{shown}（{parity_ja}）なので、変えられるのは合計{budget}までです（指定は合計{total}）")
         if isinstance(die, str):
             special_delta[_lure_special(hand, by, die, delta, special_delta, name)] = delta
         elif whole(die, -(10**9), 10**9):

@@ -81,8 +81,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "no_history": {"en": "No finished game yet.", "ja": "終わったゲームはまだありません。"},
     "no_winner": {"en": "none", "ja": "なし"},
     "download_script": {"en": "Download the game script", "ja": "再生用のファイルをダウンロード"},
-    "script_hint": {"en": "JSON lines: dicetable replay FILE plays it back.",
-                    "ja": "JSON lines 形式: dicetable replay FILE で再生できます。"},
+    "script_hint": {"en": "A file that dicetable replay plays back on a computer.",
+                    "ja": "パソコンの dicetable replay で再生できるファイルです。"},
     "stats_hint": {
         "en": "Faces the camera read, per colour (freshly thrown dice only). The chi-square test says how "
               "likely a fair die is to scatter this much; it means something once every face is expected "

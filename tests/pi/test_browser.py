@@ -386,6 +386,32 @@ def test_the_host_page_sees_a_game_end_at_a_reveal(served, browser):
     page.close()
 
 
+def test_the_rethrow_pad_names_a_d10_in_the_pages_words_and_sends_its_name(served, browser):
+    """The Die-angler's rethrow, on a Japanese seat page: the key for the d10 reads 10面体
+    (the glossary's word), and the event still names it "d10"."""
+    from playwright.sync_api import expect
+
+    appliance, root, clock = served
+    table = appliance.table
+    assert table.start_game("dieangler", SEATS3, {}, seed=1)["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "choose", {"d6": 3, "special": ["d10"]})["ok"]
+    for seat in ("Aki", "Ben", "Chie"):
+        assert table.act(seat, "uses", {"d10": "reapproach"})["ok"]
+    (throw,) = table.expects_now()["inputs"]
+    assert table.typed_throw([{"colour": d["colour"], "face": 3 if d["sides"] == 6 else 5, "sides": d["sides"]}
+                              for d in throw["dice"] for _ in range(d["count"])])["ok"]
+    seat = table.expects_now()["inputs"][0]["seats"][0]  # the first seat whose turn it is
+    page = browser.new_page(locale="ja-JP")
+    page.goto(f"{root}/seat/{table.record.tokens[seat]}")
+    page.locator("details.action summary", has_text="振り直し").first.click()
+    picked = page.locator('#form-rethrow .pad[data-pad="picked"]')
+    expect(picked.locator("button.pad-key", has_text="d10")).to_have_count(0)
+    picked.locator("button.pad-key", has_text="10面体").click()
+    expect(page.locator('#form-rethrow input.typed[name="picked"]')).to_have_value("d10")
+    page.close()
+
+
 def test_the_camera_card_says_there_is_no_picture(served, browser):
     from playwright.sync_api import expect
 

@@ -135,6 +135,8 @@
   var COLOUR_JA = { red: "赤", orange: "オレンジ", yellow: "黄", green: "緑", blue: "青", purple: "紫", pink: "ピンク",
     white: "白", black: "黒", clear: "透明", grey: "灰色", gray: "灰色", brown: "茶" };
   function colourName(c) { return lang === "ja" ? (COLOUR_JA[c] || c) : c; }
+  // a kind of die in the page's words, as the games' glossaries name them (10面体, d10)
+  function sidesName(sides) { return lang === "ja" ? sides + "面体" : "d" + sides; }
   var UI = {
     undo: { en: "Remove", ja: "1つ消す" }, clear: { en: "Remove all", ja: "全部消す" },
     colour: { en: "Colour", ja: "色" }, empty: { en: "nothing yet", ja: "まだありません" },
@@ -196,7 +198,7 @@
       if (kind === "dice") {
         box.value = items.map(function (d) { return d.colour + " " + d.face + (d.sides !== 6 ? " d" + d.sides : ""); }).join(", ");
       } else {
-        box.value = items.map(function (it) { return it.label || it.face; }).join(" ");
+        box.value = items.map(function (it) { return it.face; }).join(" ");
       }
     }
     pad.appendChild(shown);
@@ -209,8 +211,8 @@
     } else if (kind === "picked") {
       facesOf(6).forEach(function (v) { keys.appendChild(tapButton(String(v), "", function () { items.push({ face: v }); write(); })); });
       Object.keys(f.names || {}).forEach(function (sides) {
-        var name = f.names[sides];
-        keys.appendChild(tapButton(name, "", function () { items.push({ face: name, label: name }); write(); }));
+        var name = f.names[sides], label = sidesName(sides);
+        keys.appendChild(tapButton(label, "", function () { items.push({ face: name, label: label }); write(); }));
       });
     } else {
       // dice: a colour and a kind of die are chosen (the ones the throw asks for), then
@@ -244,7 +246,7 @@
       }
       if (kinds.length > 1) {
         kinds.forEach(function (k, i) {
-          var b = tapButton(colourName(k.colour) + (k.sides !== 6 ? " d" + k.sides : ""), "pad-kind " + k.colour, function () {
+          var b = tapButton(colourName(k.colour) + (k.sides !== 6 ? " " + sidesName(k.sides) : ""), "pad-kind " + k.colour, function () {
             current = k;
             choose.querySelectorAll(".pad-kind").forEach(function (x) { x.setAttribute("aria-pressed", "false"); });
             b.setAttribute("aria-pressed", "true");

@@ -60,7 +60,7 @@ from engines.chiritsumo_inputs import BUILT, DUST, TO_BUILD, TO_THROW, counts_ja
 from engines.chiritsumo_pyramid import (CLEAR, COLOURS, EN, GLOSSARY, JA, RULES, best_pyramid, check_layout, dice_text,
                                         layout_dice, rows_from, rows_json, score_pyramid)
 from engines.core import (EMPTY, Chain, DataError, Die, IllegalEvent, Seat, apply_move, base_view, check_options,
-                          colour_ja, dice_from, joined, move, option_choice, replace, rng_seed, say, seat_index,
+                          colour_ja, count_en, dice_from, joined, move, option_choice, replace, rng_seed, say, seat_index,
                           seat_view, seats_from, short, text, waiting_for)
 
 __all__ = ["GAME", "TITLE", "GLOSSARY", "MIN_SEATS", "MAX_SEATS", "COLOURS", "State", "MOVES", "setup", "expects",
@@ -77,6 +77,7 @@ START = (1, 3, 3, 3)
 DUST_PILE = {2: (2, 3, 3, 3), 3: (1, 2, 2, 2)}
 SOLO_RESERVE = 3
 SOLO_NAME = "ちりが積もるまで"  # the solo rules' name in the original
+POINT = EN["points"].removesuffix("s")  # "1 point" (count_en adds the s)
 CLEAR_TO_WIN = 4
 TARGET = 30  # a total above this ends the garden game
 RANKS = ((41, "fuji"), (36, "great_mountain"), (31, "mountain"), (21, "hill"), (15, "dust_heap"), (0, "none"))
@@ -293,11 +294,6 @@ def _build(state: State, event: Mapping[str, Any]) -> State:
     return state
 
 
-def _points_en(n: int) -> str:
-    """"1 point", "12 points"."""
-    return f"{n} {EN['points'] if n != 1 else EN['points'].removesuffix('s')}"
-
-
 def _build_text(name: str, scored: Mapping[str, Any]) -> tuple[str, str]:
     counts = Counter(p["pattern"] for p in scored["patterns"])
     parts = [f"{n} {EN[k].lower()}{'s' if n > 1 and k != 'fuji' else ''}" for k, n in counts.items()]
@@ -307,7 +303,7 @@ def _build_text(name: str, scored: Mapping[str, Any]) -> tuple[str, str]:
         parts_ja.append(f"{JA['complete']}+{scored['bonus']}")
     what = ", ".join(parts) or f"no {EN['pattern']}"
     what_ja = "・".join(parts_ja) or f"{JA['pattern']}なし"
-    return (f"{name} built a {EN['pyramid']}: {what}: {_points_en(scored['total'])}",
+    return (f"{name} built a {EN['pyramid']}: {what}: {count_en(scored['total'], POINT)}",
             f"{name}の{JA['pyramid']}: {what_ja}: {scored['total']}{JA['points']}")
 
 
@@ -462,7 +458,7 @@ def _solo_scored(state: State, scored: Mapping[str, Any]) -> State:
     if state.last_round:
         rank = rank_of(total)
         en, ja = RANK_TEXT[rank]
-        state = say(state, f"The dust has piled up: {name} ends with {_points_en(total)}, {EN['rank']}: {en}",
+        state = say(state, f"The dust has piled up: {name} ends with {count_en(total, POINT)}, {EN['rank']}: {en}",
                     f"ちりが積もり切った: {name} {total}{JA['points']}、{JA['rank']}: {ja}")
         return replace(state, phase="over", rank=rank, winners=(0,) if total >= 15 else (), ended_by="solo")
     if scored["complete"] and state.reserve > 0:

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engines.core import Die, IllegalEvent, colour_ja, die_from, load_glossary, short
+from engines.core import Die, IllegalEvent, colour_ja, count_en, die_from, load_glossary, short
 
 __all__ = [
     "GLOSSARY",
@@ -152,8 +152,7 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     if _parsed(raw):
         return raw
     if not isinstance(raw, (list, tuple)) or len(raw) != len(ROW_SIZES):
-        got = (f"{len(raw)} {EN['row']}{'' if len(raw) == 1 else 's'}" if isinstance(raw, (list, tuple))
-               else short(raw))
+        got = count_en(len(raw), EN['row']) if isinstance(raw, (list, tuple)) else short(raw)
         got_ja = f"{len(raw)}{JA['row']}" if isinstance(raw, (list, tuple)) else short(raw)
         raise IllegalEvent(
             f"a {EN['pyramid']} is 4 {EN['row']}s (bottom first) of 4, 3, 2 and 1 {EN['place']}s, saw {got}; "
@@ -163,8 +162,7 @@ def rows_from(raw: Any) -> tuple[tuple[Die | None, ...], ...]:
     rows = []
     for r, row in enumerate(raw):
         if not isinstance(row, (list, tuple)) or len(row) != ROW_SIZES[r]:
-            got = (f"{len(row)} {EN['place']}{'' if len(row) == 1 else 's'}" if isinstance(row, (list, tuple))
-                   else short(row))
+            got = count_en(len(row), EN['place']) if isinstance(row, (list, tuple)) else short(row)
             got_ja = f"{len(row)}個" if isinstance(row, (list, tuple)) else short(row)
             raise IllegalEvent(
                 f"{EN['row']} {r + 1} from the bottom has {ROW_SIZES[r]} {EN['place']}s, saw {got}; "

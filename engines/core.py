@@ -145,6 +145,11 @@ def check_colour(colour: Any, label: str, label_ja: str, error: type[EngineError
     return colour
 
 
+def count_en(n: int, word: str) -> str:
+    """``n`` and an English noun, plural unless one: "1 space", "3 item cards"."""
+    return f"{n} {word}" if abs(n) == 1 else f"{n} {word}s"
+
+
 def short(value: Any, limit: int = 60) -> str:
     """``value`` written as JSON (``null``, ``true``, ``"red"``), cut to ``limit`` characters,
     for messages that echo input: scripts and settings are JSON and TOML, so a player never

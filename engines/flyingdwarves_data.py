@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engines.core import DataError, load_glossary, read_toml, short
+from engines.core import DataError, count_en, load_glossary, read_toml, short  # noqa: F401 (count_en re-exported)
 
 DATA_FILE = "data/flyingdwarves.toml"
 #: One English and one Japanese name per term of the game (the data file's [glossary]).
@@ -30,11 +30,6 @@ def en(key: str) -> str:
 def ja(key: str) -> str:
     """A glossary term in Japanese."""
     return GLOSSARY[key]["ja"]
-
-
-def count_en(n: int, word: str) -> str:
-    """``n`` and an English noun, plural unless one: "1 space", "3 item cards"."""
-    return f"{n} {word}" if abs(n) == 1 else f"{n} {word}s"
 
 
 def _where_ja(where: str) -> str:
